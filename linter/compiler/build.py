@@ -1,0 +1,475 @@
+"""Stage 4c: validated rule YAML → :class:`CompiledRule` (patterns, predicates, flow specs).
+
+Rules are data: this module turns them into small immutable structures the matchers
+interpret. Everything a rule file can get wrong is reported here, before any file is
+linted, as a :class:`RuleFileError` with the file, line and JSON path.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from linter.compiler.load import RuleFileError, YamlDoc
+from linter.compiler.spec import rule_schema
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+BUILTIN_PLACEHOLDERS = frozenset({
+    "callee", "qualname", "framework_version", "assumed_version", "helper", "related", "state",
+    "entry", "source", "sink", "function", "layer", "next", "pipeline_reason", "context", "cause",
+    "set_by", "seed_calls", "network",
+})
+
+
+class GlobSet:
+    """A set of qualified-name globs compiled into one regex."""
+
+    __slots__ = ("globs", "_re", "last_segments", "scan_all")
+
+    def __init__(self, globs: Sequence[str]) -> None:
+        self.globs = tuple(globs)
+        self._re = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in self.globs)) if self.globs else None
+        segs = []
+        scan_all = False
+        for g in self.globs:
+            last = g.rsplit(".", 1)[-1]
+            if last in ("__call__", "*", "") or last.startswith("*") and last.strip("*") == "":
+                scan_all = True
+            segs.append(last)
+        self.last_segments = tuple(segs)
+        self.scan_all = scan_all
+
+    def match(self, name: str) -> bool:
+        return self._re is not None and self._re.match(name) is not None
+
+    def any(self, names: Iterable[str]) -> bool:
+        r = self._re
+        return r is not None and any(r.match(n) for n in names)
+
+    def keys_in(self, index_keys: Iterable[str]) -> List[str]:
+        """Callee-index keys (last segments) that can match one of the globs."""
+        out = []
+        for k in index_keys:
+            for seg in self.last_segments:
+                if fnmatch.fnmatchcase(k, seg):
+                    out.append(k)
+                    break
+        return out
+
+    def __bool__(self) -> bool:
+        return bool(self.globs)
+
+    def __repr__(self) -> str:
+        return f"GlobSet({list(self.globs)!r})"
+
+
+@dataclass(frozen=True)
+class ValueTest:
+    eq: Any = None
+    ne: Any = None
+    lt: Optional[float] = None
+    le: Optional[float] = None
+    gt: Optional[float] = None
+    ge: Optional[float] = None
+    in_: Optional[Tuple[Any, ...]] = None
+    not_in: Optional[Tuple[Any, ...]] = None
+    type: Optional[str] = None
+    truthy: Optional[bool] = None
+    tolerance: float = 1e-6
+    has_eq: bool = False
+    has_ne: bool = False
+
+
+@dataclass(frozen=True)
+class ArgPred:
+    arg: str
+    missing: Optional[bool] = None
+    positional: Optional[bool] = None
+    value: Optional[ValueTest] = None
+    quantifier: str = "any"
+    known: Optional[bool] = None
+    default_applies: bool = True
+    name_re: Optional["re.Pattern[str]"] = None
+    name_not_re: Optional["re.Pattern[str]"] = None
+    source_re: Optional["re.Pattern[str]"] = None
+    source_not_re: Optional["re.Pattern[str]"] = None
+    kinds: Tuple[str, ...] = ()
+    from_call: Optional[GlobSet] = None
+    made_by: Optional[GlobSet] = None
+    is_generator: Optional[bool] = None
+    is_subclass_instance: Optional[GlobSet] = None
+
+
+@dataclass(frozen=True)
+class CallPred:
+    receiver_made_by: Optional[GlobSet] = None
+    callee_made_by: Optional[GlobSet] = None
+    in_function: Optional["re.Pattern[str]"] = None
+    result_method: Tuple[str, ...] = ()
+    result_used_by: Optional["CallPattern"] = None
+    loop_contains: Optional[GlobSet] = None
+    in_loop: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class BoolPred:
+    op: str
+    items: Tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class CallPattern:
+    names: Optional[GlobSet]
+    not_names: Optional[GlobSet] = None
+    creates: Optional[GlobSet] = None
+    where: Any = None
+    pipeline: Optional[str] = None
+    inside_with: Optional["CallPattern"] = None
+    not_inside_with: Optional["CallPattern"] = None
+
+    @property
+    def scan_all(self) -> bool:
+        return self.names is None or self.names.scan_all
+
+
+@dataclass(frozen=True)
+class Effect:
+    kind: str
+    """``call``, ``with``, ``attribute``, ``divide`` or ``multiply_inverse``."""
+    pattern: Optional[CallPattern] = None
+    on: str = "enter"
+    attr_name: str = ""
+    attr_classes: Optional[GlobSet] = None
+    arg: Optional[str] = None
+    effect: str = ""
+    to: Optional[str] = None
+    to_from_arg: Optional[Tuple[str, str, str]] = None
+    label: str = ""
+    inverse: Optional[GlobSet] = None
+
+
+@dataclass(frozen=True)
+class FlowSpec:
+    track: str
+    states: Tuple[str, ...] = ()
+    initial: Optional[str] = None
+    transitions: Tuple[Effect, ...] = ()
+    sources: Tuple[Effect, ...] = ()
+    sanitizers: Tuple[Effect, ...] = ()
+    sinks: Tuple[Effect, ...] = ()
+    bad_states: Tuple[str, ...] = ()
+    transparent: Optional[GlobSet] = None
+    loop_sinks: bool = False
+    causes: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
+    """(cause kind, ((lang, text), ...)) for the ``{cause}`` placeholder."""
+
+    def cause(self, kind: str, lang: str) -> str:
+        for k, texts in self.causes:
+            if k == kind:
+                d = dict(texts)
+                return d.get(lang) or d.get("en", "")
+        return ""
+
+
+@dataclass(frozen=True)
+class AbsentSpec:
+    scope: str
+    require: Tuple[CallPattern, ...]
+    entry_role: Optional[str] = None
+    framework: Optional[str] = None
+    trigger: Optional[CallPattern] = None
+    report_at: str = "main-path"
+
+
+@dataclass(frozen=True)
+class SequenceSpec:
+    layer: CallPattern
+    not_followed_by: Tuple[CallPattern, ...]
+    through: Optional[GlobSet] = None
+
+
+@dataclass(frozen=True)
+class Example:
+    files: Tuple[Tuple[str, str], ...]
+    kind: str
+    """``invalid``, ``valid`` or ``todo_invalid``."""
+    index: int
+    line: Optional[int]
+
+
+@dataclass
+class CompiledRule:
+    id: str
+    name: str
+    checklist: str
+    framework: str
+    severity: str
+    title: Dict[str, str]
+    message: Dict[str, str]
+    docs: Dict[str, Any]
+    kind: str
+    """``call``, ``absent``, ``flow`` or ``sequence``."""
+    spec: Any
+    examples: List[Example]
+    path: str
+    line: int
+    tags: Tuple[str, ...] = ()
+    versions: Optional[str] = None
+    severity_if: Tuple[Dict[str, Any], ...] = ()
+    report_at: str = "call"
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+class _Builder:
+    def __init__(self, doc: YamlDoc) -> None:
+        self.doc = doc
+        self.arg_names: List[str] = []
+
+    def fail(self, path: Sequence[Any], message: str) -> RuleFileError:
+        return RuleFileError(self.doc.path, message, self.doc.line_of(path), _pointer(path))
+
+    def regex(self, text: str, path: Sequence[Any]) -> "re.Pattern[str]":
+        try:
+            return re.compile(text)
+        except re.error as exc:
+            raise self.fail(path, f"invalid regular expression {text!r}: {exc}") from None
+
+    def globs(self, value: Any, path: Sequence[Any]) -> GlobSet:
+        items = [value] if isinstance(value, str) else list(value)
+        for i, g in enumerate(items):
+            if not re.fullmatch(r"[A-Za-z0-9_.*?\[\]!-]+", g):
+                raise self.fail(list(path) + ([i] if not isinstance(value, str) else []),
+                                f"invalid name glob {g!r}: use dotted names with * and ?")
+        return GlobSet(items)
+
+    # ------------------------------------------------------------------ predicates
+    def pred(self, node: Dict[str, Any], path: List[Any]) -> Any:
+        if "all" in node:
+            return BoolPred("all", tuple(self.pred(x, path + ["all", i]) for i, x in enumerate(node["all"])))
+        if "any" in node:
+            return BoolPred("any", tuple(self.pred(x, path + ["any", i]) for i, x in enumerate(node["any"])))
+        if "not" in node:
+            return BoolPred("not", (self.pred(node["not"], path + ["not"]),))
+        if "call" in node:
+            c = node["call"]
+            p = path + ["call"]
+            return CallPred(
+                receiver_made_by=self.globs(c["receiver_made_by"], p + ["receiver_made_by"]) if "receiver_made_by" in c else None,
+                callee_made_by=self.globs(c["callee_made_by"], p + ["callee_made_by"]) if "callee_made_by" in c else None,
+                in_function=self.regex(c["in_function"], p + ["in_function"]) if "in_function" in c else None,
+                result_method=tuple([c["result_method"]] if isinstance(c.get("result_method"), str) else c.get("result_method", ())),
+                result_used_by=self.call_pattern(c["result_used_by"], p + ["result_used_by"]) if "result_used_by" in c else None,
+                loop_contains=self.globs(c["loop_contains"], p + ["loop_contains"]) if "loop_contains" in c else None,
+                in_loop=c.get("in_loop"),
+            )
+        self.arg_names.append(node["arg"])
+        value = None
+        if "value" in node:
+            v = node["value"]
+            value = ValueTest(
+                eq=v.get("eq"), ne=v.get("ne"), lt=v.get("lt"), le=v.get("le"), gt=v.get("gt"), ge=v.get("ge"),
+                in_=tuple(v["in"]) if "in" in v else None, not_in=tuple(v["not_in"]) if "not_in" in v else None,
+                type=v.get("type"), truthy=v.get("truthy"), tolerance=float(v.get("tolerance", 1e-6)),
+                has_eq="eq" in v, has_ne="ne" in v,
+            )
+        name = node.get("name") or {}
+        source = node.get("source") or {}
+        kinds = node.get("kind", ())
+        return ArgPred(
+            arg=str(node["arg"]),
+            missing=node.get("missing"),
+            positional=node.get("positional"),
+            value=value,
+            quantifier=node.get("quantifier", "any"),
+            known=node.get("known"),
+            default_applies=node.get("default_applies", True),
+            name_re=self.regex(name["regex"], path + ["name", "regex"]) if "regex" in name else None,
+            name_not_re=self.regex(name["not_regex"], path + ["name", "not_regex"]) if "not_regex" in name else None,
+            source_re=self.regex(source["regex"], path + ["source", "regex"]) if "regex" in source else None,
+            source_not_re=self.regex(source["not_regex"], path + ["source", "not_regex"]) if "not_regex" in source else None,
+            kinds=(kinds,) if isinstance(kinds, str) else tuple(kinds),
+            from_call=self.globs(node["from_call"], path + ["from_call"]) if "from_call" in node else None,
+            made_by=self.globs(node["made_by"], path + ["made_by"]) if "made_by" in node else None,
+            is_generator=node.get("is_generator"),
+            is_subclass_instance=self.globs(node["is_subclass_instance"], path + ["is_subclass_instance"]) if "is_subclass_instance" in node else None,
+        )
+
+    def call_pattern(self, node: Dict[str, Any], path: List[Any]) -> CallPattern:
+        return CallPattern(
+            names=self.globs(node["name"], path + ["name"]) if "name" in node else None,
+            not_names=self.globs(node["not_name"], path + ["not_name"]) if "not_name" in node else None,
+            creates=self.globs(node["creates"], path + ["creates"]) if "creates" in node else None,
+            where=self.pred(node["where"], path + ["where"]) if "where" in node else None,
+            pipeline=(node.get("context") or {}).get("pipeline"),
+            inside_with=self.call_pattern(node["inside"]["with"], path + ["inside", "with"]) if "inside" in node else None,
+            not_inside_with=self.call_pattern(node["not_inside"]["with"], path + ["not_inside", "with"]) if "not_inside" in node else None,
+        )
+
+    def effect(self, node: Dict[str, Any], path: List[Any]) -> Effect:
+        common = dict(arg=node.get("arg"), effect=node.get("effect", ""), to=node.get("to"), label=node.get("label", ""))
+        if "to_from_arg" in node:
+            t = node["to_from_arg"]
+            common["to_from_arg"] = (t["arg"], t["true"], t["false"])
+        if "call" in node:
+            return Effect("call", pattern=self.call_pattern(node["call"], path + ["call"]), **common)
+        if "with" in node:
+            return Effect("with", pattern=self.call_pattern(node["with"], path + ["with"]), on=node.get("on", "enter"), **common)
+        if "attribute" in node:
+            a = node["attribute"]
+            return Effect("attribute", attr_name=a["name"],
+                          attr_classes=self.globs(a["of_self_in_subclass_of"], path + ["attribute", "of_self_in_subclass_of"]), **common)
+        if node.get("divide_by_tainted"):
+            return Effect("divide", **common)
+        if node.get("multiply_by_inverse_of_tainted"):
+            inverse = self.globs(node["inverse"], path + ["inverse"]) if "inverse" in node else None
+            return Effect("multiply_inverse", inverse=inverse, **common)
+        raise self.fail(path, "an event needs one of: call, with, attribute, divide_by_tainted, multiply_by_inverse_of_tainted")
+
+    def flow(self, node: Dict[str, Any], path: List[Any]) -> FlowSpec:
+        def effects(key: str) -> Tuple[Effect, ...]:
+            return tuple(self.effect(x, path + [key, i]) for i, x in enumerate(node.get(key, ())))
+
+        spec = FlowSpec(
+            track=node["track"],
+            states=tuple(node.get("states", ())),
+            initial=node.get("initial"),
+            transitions=effects("transitions"),
+            sources=effects("sources"),
+            sanitizers=effects("sanitizers"),
+            sinks=effects("sinks"),
+            bad_states=tuple(node.get("bad_states", ())),
+            transparent=self.globs(node["transparent"], path + ["transparent"]) if "transparent" in node else None,
+            loop_sinks=bool(node.get("loop_sinks", False)),
+            causes=tuple((k, tuple(sorted(v.items()))) for k, v in sorted((node.get("causes") or {}).items())),
+        )
+        if spec.track == "state":
+            known = set(spec.states)
+            if not spec.states or spec.initial not in known:
+                raise self.fail(path + ["initial"], "a state flow needs `states` and an `initial` state among them")
+            for i, t in enumerate(spec.transitions):
+                targets = [t.to] if t.to else list(t.to_from_arg[1:]) if t.to_from_arg else []
+                if not targets:
+                    raise self.fail(path + ["transitions", i], "a transition needs `to` or `to_from_arg`")
+                for s in targets:
+                    if s not in known:
+                        raise self.fail(path + ["transitions", i], f"unknown state {s!r} (states: {sorted(known)})")
+            for s in spec.bad_states:
+                if s not in known:
+                    raise self.fail(path + ["bad_states"], f"unknown state {s!r}")
+            if not spec.bad_states:
+                raise self.fail(path, "a state flow needs `bad_states`")
+        elif not spec.sources:
+            raise self.fail(path, "a value flow needs `sources`")
+        return spec
+
+
+def _pointer(path: Sequence[Any]) -> str:
+    return "/" + "/".join(str(p) for p in path) if path else ""
+
+
+def validate_schema(doc: YamlDoc) -> None:
+    """Validate against the JSON Schema; report the most specific error with its line."""
+    import jsonschema  # imported lazily: not needed when compiled rules come from the cache
+
+    validator = jsonschema.Draft202012Validator(rule_schema())
+    errors = sorted(validator.iter_errors(doc.data), key=lambda e: (-len(list(e.absolute_path)), str(e.message)))
+    if not errors:
+        return
+    best = jsonschema.exceptions.best_match(errors) or errors[0]
+    err = best
+    # For anyOf/oneOf failures, descend to the deepest sub-error: it names the real problem.
+    while err.context:
+        err = sorted(err.context, key=lambda e: -len(list(e.absolute_path)))[0]
+    path = list(err.absolute_path)
+    msg = err.message
+    if err.validator == "additionalProperties":
+        msg = f"unknown key: {msg.split('(')[-1].rstrip(')')}" if "(" in msg else msg
+    raise RuleFileError(doc.path, msg, doc.line_of(path), _pointer(path))
+
+
+def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
+    """Compile one rule file (validated first unless the caller already did)."""
+    data = doc.data
+    if not isinstance(data, dict):
+        raise RuleFileError(doc.path, "a rule file must be a YAML mapping", 1)
+    if validate:
+        validate_schema(doc)
+    b = _Builder(doc)
+    stem = os.path.splitext(os.path.basename(doc.path))[0]
+    if data["name"] != stem:
+        raise b.fail(["name"], f"rule name {data['name']!r} must equal the file name {stem!r}")
+    match = data["match"]
+    kind = next(iter(match))
+    if kind == "call":
+        spec: Any = b.call_pattern(match["call"], ["match", "call"])
+    elif kind == "flow":
+        spec = b.flow(match["flow"], ["match", "flow"])
+    elif kind == "absent":
+        a = match["absent"]
+        p = ["match", "absent"]
+        spec = AbsentSpec(
+            scope=a["scope"],
+            require=tuple(b.call_pattern(x, p + ["require", i]) for i, x in enumerate(a["require"])),
+            entry_role=a.get("entry_role"),
+            framework=a.get("framework"),
+            trigger=b.call_pattern(a["trigger"], p + ["trigger"]) if "trigger" in a else None,
+            report_at=a.get("report_at", "main-path" if a["scope"] == "entry" else "trigger"),
+        )
+        if spec.scope != "entry" and spec.trigger is None:
+            raise b.fail(p, f"an absence rule with scope {spec.scope!r} needs a `trigger`")
+    else:
+        s = match["sequence"]
+        p = ["match", "sequence"]
+        nf = s["not_followed_by"]
+        nf_list = [nf] if isinstance(nf, dict) else nf
+        spec = SequenceSpec(
+            layer=b.call_pattern(s["layer"], p + ["layer"]),
+            not_followed_by=tuple(b.call_pattern(x, p + ["not_followed_by", i]) for i, x in enumerate(nf_list)),
+            through=b.globs(s["through"], p + ["through"]) if "through" in s else None,
+        )
+    report_at = (data.get("report") or {}).get("at", "call")
+    if report_at.startswith("arg:"):
+        b.arg_names.append(report_at[4:])
+    allowed = BUILTIN_PLACEHOLDERS | {a.split(".")[0] for a in b.arg_names} | set(b.arg_names)
+    for lang in ("en", "zh"):
+        for m in _PLACEHOLDER.finditer(data["message"][lang]):
+            head = m.group(1).split(".")[0]
+            if head not in allowed:
+                raise b.fail(["message", lang], f"unknown placeholder {{{m.group(1)}}}: use an argument the rule tests "
+                                                f"({', '.join(sorted(set(b.arg_names))) or 'none'}) or one of {', '.join(sorted(BUILTIN_PLACEHOLDERS))}")
+    if data.get("versions"):
+        from linter.index.apis import version_in
+
+        try:
+            version_in((1,), data["versions"])
+        except ValueError as exc:
+            raise b.fail(["versions"], str(exc)) from None
+    examples: List[Example] = []
+    for kind_name in ("invalid", "valid", "todo_invalid"):
+        for i, ex in enumerate(data["examples"].get(kind_name, ())):
+            if isinstance(ex, str):
+                files: Tuple[Tuple[str, str], ...] = (("example.py", ex),)
+            else:
+                files = tuple(sorted(ex["files"].items()))
+            examples.append(Example(files, kind_name, i, doc.line_of(["examples", kind_name, i])))
+    return CompiledRule(
+        id=data["id"], name=data["name"], checklist=data["checklist"], framework=data["framework"],
+        severity=data["severity"], title=data["title"], message=data["message"], docs=data["docs"],
+        kind=kind, spec=spec, examples=examples, path=doc.path, line=doc.line_of([]) or 1,
+        tags=tuple(data.get("tags", ())), versions=data.get("versions"),
+        severity_if=tuple(data.get("severity_if", ())), report_at=report_at, raw=data,
+    )
+
+
+def check_unique(rules: Sequence[CompiledRule]) -> None:
+    """Ids and names must be unique across every loaded pack."""
+    seen: Dict[str, CompiledRule] = {}
+    for r in rules:
+        for key in (r.id, r.name):
+            other = seen.get(key)
+            if other is not None and other is not r:
+                raise RuleFileError(r.path, f"duplicate rule {'id' if key == r.id else 'name'} {key!r} (also in {other.path})",
+                                    r.line, "/id" if key == r.id else "/name")
+            seen[key] = r

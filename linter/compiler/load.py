@@ -1,0 +1,113 @@
+"""Stage 4b: find rule packs and read their YAML, remembering the line of every value.
+
+Only the safe loader is used (``yaml.safe_load`` / ``yaml.compose(Loader=SafeLoader)``):
+nothing in a rule file is ever executed or imported.
+
+A pack is a directory: rule files anywhere below it (one rule per ``*.yaml``), optional
+API tables in ``apis/``, and, for the built-in pack, ``roles.yaml`` and ``checklist.yaml``.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+import yaml
+
+Path = Tuple[Any, ...]
+_SPECIAL = {"roles.yaml", "checklist.yaml"}
+
+
+class RuleFileError(Exception):
+    """A rule file that cannot be used; carries file, line and JSON path."""
+
+    def __init__(self, path: str, message: str, line: Optional[int] = None, pointer: str = "") -> None:
+        self.path = path
+        self.line = line
+        self.pointer = pointer
+        self.message = message
+        where = f"{path}:{line}" if line else path
+        at = f" (at {pointer})" if pointer else ""
+        super().__init__(f"{where}: {message}{at}")
+
+
+@dataclass
+class YamlDoc:
+    path: str
+    data: Any
+    lines: Dict[Path, int]
+
+    def line_of(self, path: Iterable[Any]) -> Optional[int]:
+        """Line of the value at ``path``, or of its nearest ancestor that has one."""
+        p = tuple(path)
+        while True:
+            if p in self.lines:
+                return self.lines[p]
+            if not p:
+                return None
+            p = p[:-1]
+
+
+def builtin_pack() -> str:
+    """The shipped rules: inside the installed package, or ``rules/`` of a source checkout."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    installed = os.path.join(here, "_packs")
+    if os.path.isdir(installed):
+        return installed
+    return os.path.join(os.path.dirname(here), "rules")
+
+
+def read_yaml(path: str, text: Optional[str] = None) -> YamlDoc:
+    """Parse one YAML file safely; raise :class:`RuleFileError` with the line of a syntax error."""
+    if text is None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RuleFileError(path, f"cannot read: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise RuleFileError(path, f"invalid YAML: {problem}", line) from None
+    lines: Dict[Path, int] = {}
+    if node is not None:
+        _index_lines(node, (), lines)
+    return YamlDoc(path, data, lines)
+
+
+def _index_lines(node: yaml.Node, path: Path, out: Dict[Path, int]) -> None:
+    out[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            k = key.value
+            out[path + (k,)] = key.start_mark.line + 1
+            _index_lines(value, path + (k,), out)
+            out[path + (k,)] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _index_lines(item, path + (i,), out)
+
+
+def rule_files(pack: str) -> List[str]:
+    """Rule files of a pack (sorted; API tables and pack metadata excluded)."""
+    out: List[str] = []
+    for dirpath, dirnames, filenames in os.walk(pack):
+        dirnames[:] = sorted(d for d in dirnames if d != "apis" and not d.startswith("."))
+        for name in sorted(filenames):
+            if not (name.endswith(".yaml") or name.endswith(".yml")):
+                continue
+            if dirpath == pack and name in _SPECIAL:
+                continue
+            out.append(os.path.join(dirpath, name))
+    return out
+
+
+def api_files(pack: str) -> List[str]:
+    d = os.path.join(pack, "apis")
+    if not os.path.isdir(d):
+        return []
+    return sorted(os.path.join(d, n) for n in os.listdir(d) if n.endswith((".yaml", ".yml")))

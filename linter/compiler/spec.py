@@ -1,0 +1,284 @@
+"""Stage 4a: the rule language, as a JSON Schema built from documented pieces.
+
+This module is the single source of truth for what a rule file may contain. The committed
+``linter/schema/rule.json`` is generated from :func:`rule_schema` (``trainlint schema``
+prints it; a test fails when the committed copy is stale; ``TRAINLINT_UPDATE_SCHEMA=1``
+rewrites it). Every object rejects unknown keys, so a typo is an error with a JSON path,
+not a silently ignored option.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+CHECKLIST_IDS = (
+    "ds.01", "ds.02", "ds.03", "ds.04", "dp.01", "dp.02", "dp.03", "dp.04", "dp.05",
+    "hp.01", "hp.02", "hp.03", "api.01", "api.02", "cg.01", "cg.02", "cg.03", "cg.04",
+    "wi.01", "wi.02", "wi.03", "mp.01", "mp.02", "mp.03", "mp.04", "cg.05",
+)
+FRAMEWORKS = ("mindspore", "pytorch", "tensorflow")
+SEVERITIES = ("error", "warning", "info")
+
+
+def _obj(props: Dict[str, Any], required: List[str] = (), desc: str = "", **extra: Any) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+    if required:
+        out["required"] = list(required)
+    if desc:
+        out["description"] = desc
+    out.update(extra)
+    return out
+
+
+def _ref(name: str) -> Dict[str, str]:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def _one_or_many(item: Dict[str, Any], desc: str = "") -> Dict[str, Any]:
+    out: Dict[str, Any] = {"anyOf": [item, {"type": "array", "items": item, "minItems": 1}]}
+    if desc:
+        out["description"] = desc
+    return out
+
+
+_GLOB = {"type": "string", "minLength": 1, "description": "A qualified-name glob: `*` matches any run of characters (dots included), `?` one character."}
+
+_TEXT = _obj(
+    {"en": {"type": "string", "minLength": 1}, "zh": {"type": "string", "minLength": 1}},
+    ["en", "zh"],
+    "The same text in English and Chinese (`--lang zh`).",
+)
+
+_NUMBER_OR_ANY = {"description": "A literal (number, string, boolean or null) compared with the constant-propagated value."}
+
+_VALUE_TEST = _obj(
+    {
+        "eq": dict(_NUMBER_OR_ANY, description="Equal (floats within `tolerance`)."),
+        "ne": dict(_NUMBER_OR_ANY, description="Not equal (floats within `tolerance`)."),
+        "lt": {"type": "number", "description": "Less than."},
+        "le": {"type": "number", "description": "Less than or equal."},
+        "gt": {"type": "number", "description": "Greater than."},
+        "ge": {"type": "number", "description": "Greater than or equal."},
+        "in": {"type": "array", "description": "One of these literals (floats within `tolerance`)."},
+        "not_in": {"type": "array", "description": "None of these literals."},
+        "type": {"enum": ["int", "float", "number", "str", "bool", "none"], "description": "The Python type of the value."},
+        "truthy": {"type": "boolean", "description": "The value is truthy (true) / falsy (false)."},
+        "tolerance": {"type": "number", "minimum": 0, "description": "Relative tolerance of float equality (default 1e-6); converter output such as 0.8999999761581421 equals 0.9."},
+    },
+    desc="Tests on the constant-propagated value(s) of an argument. All tests given must hold.",
+)
+
+_NAME_TEST = _obj(
+    {
+        "regex": {"type": "string", "format": "regex", "description": "Python regex searched in the name."},
+        "not_regex": {"type": "string", "format": "regex", "description": "The name must not match this regex."},
+    },
+    desc="Tests on the variable name of a bare-name or attribute argument (its last segment), e.g. `dropout_rate` in `cfg.dropout_rate`.",
+)
+
+_ARG_PRED = _obj(
+    {
+        "arg": {"type": "string", "minLength": 1, "description": "Parameter name in the API signature (positional arguments are bound to it), or `0`, `1`, ... for a position when no signature is known."},
+        "missing": {"type": "boolean", "description": "True: the argument is not passed (the API default applies)."},
+        "positional": {"type": "boolean", "description": "True: passed positionally; false: passed by keyword."},
+        "value": _VALUE_TEST,
+        "quantifier": {"enum": ["any", "all"], "description": "Over the possible values found by constant propagation: `any` (default) = some value passes; `all` = every value passes and all are known."},
+        "known": {"type": "boolean", "description": "True: every path to the argument resolves to a constant."},
+        "default_applies": {"type": "boolean", "description": "Apply `value` tests to the signature default when the argument is missing (default true)."},
+        "name": _NAME_TEST,
+        "source": _obj({"regex": {"type": "string", "format": "regex"}, "not_regex": {"type": "string", "format": "regex"}}, desc="Regex on the argument's source text."),
+        "kind": _one_or_many({"enum": ["literal", "name", "attribute", "call", "expression", "starred"]}, "Syntactic kind of the argument."),
+        "from_call": _one_or_many(_GLOB, "The argument's value comes (through local assignments) only from calls matching these qualified names."),
+        "made_by": _one_or_many(_GLOB, "The argument's value is an object created or returned by a call matching these names."),
+        "is_generator": {"type": "boolean", "description": "The argument is a generator (a generator function, its result, or an instance of a class with __iter__/__next__ but no __getitem__)."},
+        "is_subclass_instance": _one_or_many(_GLOB, "The argument is an instance of a project class deriving from these framework classes."),
+    },
+    ["arg"],
+    "A test on one bound argument. All tests given must hold.",
+)
+
+_CALL_PRED = _obj(
+    {
+        "receiver_made_by": _one_or_many(_GLOB, "The receiver of a method call was created/returned by a call matching these names."),
+        "callee_made_by": _one_or_many(_GLOB, "The called object is the result of a call matching these names (e.g. a function made by `mindspore.ops.value_and_grad`)."),
+        "in_function": {"type": "string", "format": "regex", "description": "Regex on the qualified name of the enclosing function."},
+        "result_method": _one_or_many({"type": "string"}, "The call's result is immediately used as the receiver of a method with one of these names (e.g. `scaler.scale(loss).backward()`)."),
+        "result_used_by": dict(_ref("call_pattern"), description="Some call matching this pattern, anywhere in the project, acts on an object derived from this call's result (e.g. a `.shuffle()` on any dataset derived from a source dataset, in a helper or a caller)."),
+        "loop_contains": _one_or_many(_GLOB, "The innermost loop around the call also runs (directly) a call matching these names, e.g. `?.backward`."),
+        "in_loop": {"type": "boolean", "description": "The call is (not) inside a for/while loop of its function."},
+    },
+    desc="Tests on the call itself rather than on one argument.",
+)
+
+_PRED = {
+    "description": "A predicate: `all`/`any`/`not` combine; a leaf tests one argument (`arg`) or the call (`call`).",
+    "anyOf": [
+        _obj({"all": {"type": "array", "items": _ref("predicate"), "minItems": 1}}, ["all"]),
+        _obj({"any": {"type": "array", "items": _ref("predicate"), "minItems": 1}}, ["any"]),
+        _obj({"not": _ref("predicate")}, ["not"]),
+        _obj({"call": _CALL_PRED}, ["call"]),
+        _ARG_PRED,
+    ],
+}
+
+_CALL_PATTERN = _obj(
+    {
+        "name": _one_or_many(_GLOB, "Qualified names (resolved through imports, aliases, receivers) the call must answer to."),
+        "not_name": _one_or_many(_GLOB, "Qualified names that exclude the call."),
+        "creates": _one_or_many(_GLOB, "The call constructs an instance of a class deriving from these (project classes included)."),
+        "where": _ref("predicate"),
+        "context": _obj(
+            {"pipeline": {"enum": ["training", "evaluation"], "description": "The call builds a pipeline used for training / evaluation (function and variable names, train flags, the entry scripts that reach it)."}},
+            desc="Where the call is used.",
+        ),
+        "inside": _obj({"with": _ref("call_pattern")}, ["with"], "The call is lexically inside a `with` block whose context manager matches."),
+        "not_inside": _obj({"with": _ref("call_pattern")}, ["with"], "The call is not inside such a `with` block."),
+    },
+    desc="Selects calls by qualified name, then filters them with predicates.",
+)
+_CALL_PATTERN["anyOf"] = [{"required": ["name"]}, {"required": ["creates"]}]
+
+_EFFECT = _obj(
+    {
+        "call": _ref("call_pattern"),
+        "with": _ref("call_pattern"),
+        "on": {"enum": ["enter", "exit"], "description": "For `with`: on entering or on leaving the block."},
+        "attribute": _obj(
+            {
+                "name": {"type": "string"},
+                "of_self_in_subclass_of": _one_or_many(_GLOB),
+            },
+            ["name", "of_self_in_subclass_of"],
+            "Reading `self.<name>` in a method of a project class deriving from these classes.",
+        ),
+        "divide_by_tainted": {"type": "boolean", "description": "`x / t` where t carries the taint: the result is clean."},
+        "multiply_by_inverse_of_tainted": {"type": "boolean", "description": "`x * inv(t)` or `x * (1 / t)` (through transparent calls), inv being one of `inverse`: the result is clean."},
+        "inverse": _one_or_many(_GLOB, "For `multiply_by_inverse_of_tainted`: functions computing a reciprocal."),
+        "arg": {"type": "string", "description": "For sinks: the argument that must not carry the taint (parameter name or position)."},
+        "effect": {"enum": ["state", "value", "result"], "description": "`state`: acts on the function's tracked state; `value` (default for taint): acts on values."},
+        "to": {"type": "string", "description": "For state machines: the state this event moves to."},
+        "to_from_arg": _obj({"arg": {"type": "string"}, "true": {"type": "string"}, "false": {"type": "string"}}, ["arg", "true", "false"],
+                            "The next state depends on a boolean argument (e.g. `set_train(mode)`), default = the signature default."),
+        "label": {"type": "string", "description": "A name for this event used in messages."},
+    },
+    desc="An event of a flow rule: a call, a `with` block, an attribute read or an arithmetic pattern.",
+)
+
+_FLOW = _obj(
+    {
+        "track": {"enum": ["state", "value"], "description": "`state`: a small state machine over the function's implicit state (e.g. train/eval mode); `value`: taint tracking through values."},
+        "states": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+        "initial": {"type": "string", "description": "State at the start of a program (module code of an entry script)."},
+        "transitions": {"type": "array", "items": _EFFECT},
+        "sources": {"type": "array", "items": _EFFECT},
+        "sanitizers": {"type": "array", "items": _EFFECT},
+        "sinks": {"type": "array", "items": _EFFECT, "minItems": 1},
+        "bad_states": {"type": "array", "items": {"type": "string"}, "description": "For `state`: reaching a sink in one of these states is a finding."},
+        "transparent": _one_or_many(_GLOB, "Calls that pass their first argument's taint through unchanged (casts, depend)."),
+        "loop_sinks": {"type": "boolean", "description": "For `state`: when the bad state is the initial one, report at the call inside a loop that leads to the sink (the training step of an epoch loop)."},
+        "causes": _obj(
+            {"initial": _TEXT, "transition": _TEXT, "source": _TEXT},
+            desc="Texts for the `{cause}` placeholder: `initial` when the initial state reaches the sink, `transition` "
+                 "when a transition does (may use `{set_by}`), `source` for taint (may use `{source}`).",
+        ),
+    },
+    ["track", "sinks"],
+    "Flow rule: a finding where a sink runs while the tracked state is bad / with a tainted value. Branches and loops are followed; project functions are summarised so helpers count across files.",
+)
+
+_ABSENT = _obj(
+    {
+        "scope": {"enum": ["entry", "file", "function"], "description": "`entry`: an entry script with everything it reaches; `file`; `function`."},
+        "entry_role": {"type": "string", "description": "For `entry`: which entry scripts (a role of rules/roles.yaml, e.g. `training`)."},
+        "framework": {"enum": list(FRAMEWORKS), "description": "Only entries/files whose training uses this framework."},
+        "trigger": _ref("call_pattern"),
+        "require": {"type": "array", "items": _ref("call_pattern"), "minItems": 1, "description": "Any of these calls, reached from the scope (helpers count), satisfies the rule."},
+        "report_at": {"enum": ["main-path", "trigger", "first-line"], "description": "`main-path`: the first statement on the entry's main path that leads to training."},
+    },
+    ["scope", "require"],
+    "Absence rule: something required is missing from a scope.",
+)
+
+_SEQUENCE = _obj(
+    {
+        "layer": _ref("call_pattern"),
+        "not_followed_by": _one_or_many(_ref("call_pattern")),
+        "through": _one_or_many(_GLOB, "Consumers that pass the value on (`+`, casts, identity); the search continues after them."),
+    },
+    ["layer", "not_followed_by"],
+    "Layer-order rule: a layer whose output is not next consumed by one of the given layers, in `SequentialCell`/`Sequential` lists or in `construct`/`forward` data flow.",
+)
+
+_MATCH = {
+    "description": "What the rule looks for: exactly one construct.",
+    "oneOf": [
+        _obj({"call": _ref("call_pattern")}, ["call"]),
+        _obj({"absent": _ABSENT}, ["absent"]),
+        _obj({"flow": _FLOW}, ["flow"]),
+        _obj({"sequence": _SEQUENCE}, ["sequence"]),
+    ],
+}
+
+_EXAMPLE = {
+    "description": "A code example: a string (one file, `example.py`) or several files. Mark each line that must be reported with `# expect: <rule id>`.",
+    "anyOf": [
+        {"type": "string"},
+        _obj({"files": {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1}, "note": {"type": "string"}}, ["files"]),
+    ],
+}
+
+_SEVERITY_IF = _obj(
+    {
+        "when": {"enum": ["network-without-dropout-or-batchnorm", "value-unknown"]},
+        "severity": {"enum": list(SEVERITIES)},
+        "note": _TEXT,
+    },
+    ["when", "severity", "note"],
+    "Lower (or raise) the severity in a documented situation, appending the note to the message.",
+)
+
+
+def rule_schema() -> Dict[str, Any]:
+    """The JSON Schema of one rule file."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://trainlint.dev/schema/rule.json",
+        "title": "trainlint rule",
+        "description": "One trainlint rule: metadata, bilingual prose, a declarative match and inline examples.",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["id", "name", "checklist", "framework", "severity", "title", "message", "docs", "match", "examples"],
+        "properties": {
+            "id": {"type": "string", "pattern": "^[A-Z]{2,4}[0-9]{3}$", "description": "Stable id: letters of the checklist group, item digit, two-digit sequence (API101 = api.01 rule 01)."},
+            "name": {"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$", "description": "kebab-case slug naming the bad pattern; equals the file name."},
+            "checklist": {"enum": list(CHECKLIST_IDS), "description": "The accuracy-checklist item this rule decides."},
+            "framework": {"enum": list(FRAMEWORKS)},
+            "severity": {"enum": list(SEVERITIES)},
+            "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z0-9-]+$"}},
+            "versions": {"type": "string", "description": "Framework versions the rule applies to, e.g. `>=2.0` (comma-separated comparisons)."},
+            "title": _TEXT,
+            "message": dict(_TEXT, description="The finding message; `{placeholders}` are filled from the match (see README)."),
+            "docs": _obj(
+                {
+                    "what": _TEXT,
+                    "why": _TEXT,
+                    "fix": _TEXT,
+                    "known_problems": _TEXT,
+                    "references": {"type": "array", "items": {"type": "string"}},
+                },
+                ["what", "why", "fix"],
+                "What `trainlint explain` prints.",
+            ),
+            "severity_if": {"type": "array", "items": _SEVERITY_IF},
+            "match": _MATCH,
+            "report": _obj({"at": {"type": "string", "pattern": "^(call|arg:[A-Za-z_0-9]+)$"}}, desc="Where a call finding points: the call (default) or one argument."),
+            "examples": _obj(
+                {
+                    "invalid": {"type": "array", "items": _EXAMPLE, "minItems": 1},
+                    "valid": {"type": "array", "items": _EXAMPLE, "minItems": 1},
+                    "todo_invalid": {"type": "array", "items": _EXAMPLE, "description": "Known misses: must NOT fire today (fails when they start firing, so they get promoted)."},
+                },
+                ["invalid", "valid"],
+            ),
+        },
+        "$defs": {"predicate": _PRED, "call_pattern": _CALL_PATTERN},
+    }

@@ -1,0 +1,97 @@
+"""Stage 2a: libcst Module → positions of the nodes facts need, in one codegen pass.
+
+libcst's ``PositionProvider`` resolves a position for every node through the metadata
+machinery; on real model code that costs about twice the parse itself. Code generation
+alone visits every node in source order for a fraction of that, so we run it with a
+codegen state that counts lines and columns and records only the node types the fact
+extractor asks for. This relies on ``CodegenState`` and ``record_syntactic_position``,
+the same (stable since libcst 0.3) hooks ``PositionProvider`` is built on.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, FrozenSet, Optional, Tuple
+
+import libcst as cst
+from libcst._nodes.internal import CodegenState
+
+Pos = Tuple[int, int, int, int]
+"""(line, column, end_line, end_column); lines 1-based, columns 0-based characters."""
+
+
+class _NullContext:
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return False
+
+
+_NULL = _NullContext()
+
+
+class _Record:
+    """Context manager that stores the syntactic range of one node."""
+
+    __slots__ = ("state", "key", "line", "column")
+
+    def __init__(self, state: "_PositionState", key: int) -> None:
+        self.state = state
+        self.key = key
+        self.line = 0
+        self.column = 0
+
+    def __enter__(self) -> None:
+        self.line = self.state.line
+        self.column = self.state.column
+
+    def __exit__(self, *exc: object) -> bool:
+        st = self.state
+        st.positions[self.key] = (self.line, self.column, st.line, st.column)
+        return False
+
+
+class _PositionState(CodegenState):  # type: ignore[misc]
+    __slots__ = ("line", "column", "positions", "wanted")
+
+    def __init__(self, module: cst.Module, wanted: FrozenSet[type]) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.line = 1
+        self.column = 0
+        self.positions: Dict[int, Pos] = {}
+        self.wanted = wanted
+
+    def add_indent_tokens(self) -> None:
+        tokens = self.indent_tokens
+        self.tokens.extend(tokens)
+        for tok in tokens:
+            self.column += len(tok)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\n" in value or "\r" in value:
+            # "\r\n" counts once; a lone "\r" is a newline too (as in libcst's own provider).
+            self.line += value.count("\n") + value.count("\r") - value.count("\r\n")
+            tail = value.rsplit("\n", 1)[-1].rsplit("\r", 1)[-1]
+            self.column = len(tail)
+        else:
+            self.column += len(value)
+
+    def record_syntactic_position(
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: Optional[cst.CSTNode] = None,
+        end_node: Optional[cst.CSTNode] = None,
+    ) -> Any:
+        if type(node) in self.wanted:
+            return _Record(self, id(node))
+        return _NULL
+
+
+def compute_positions(module: cst.Module, wanted: FrozenSet[type]) -> Dict[int, Pos]:
+    """Return ``{id(node): (line, col, end_line, end_col)}`` for nodes whose type is wanted."""
+    state = _PositionState(module, wanted)
+    module._codegen(state)
+    return state.positions

@@ -1,0 +1,1003 @@
+"""Stage 3b: the project index — linked facts of every file, queried lazily by the rules.
+
+Nothing here walks the whole project up front: rules ask for the qualified names of the
+calls they care about (found through :attr:`FileFacts.callee_index`), and the index resolves
+names, receivers, constants and call sites on demand, memoising every answer. That keeps a
+warm re-link cheap and makes the cost proportional to what the rules look at.
+"""
+from __future__ import annotations
+
+import builtins
+import os
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+
+from linter.facts.ir import calls_in_range, iter_returns, last_sid
+from linter.facts.model import ArgFact, CallFact, Expr, FileFacts, FuncFact, ImportFact
+from linter.index.apis import NO_DEFAULT, ApiTables, Param as ApiParam
+from linter.index.modules import ModuleMap, module_name
+from linter.index.values import (
+    UNKNOWN,
+    Bound,
+    Cls,
+    Const,
+    Ext,
+    Func,
+    Mod,
+    Obj,
+    Param,
+    Record,
+    Super,
+    Unknown,
+    Value,
+    Valued,
+    const,
+)
+
+_BUILTINS = frozenset(dir(builtins))
+_MAX_VALUES = 24
+_MAX_DEPTH = 6
+_EMPTY: FrozenSet[Value] = frozenset()
+_UNK: FrozenSet[Value] = frozenset((UNKNOWN,))
+_ARITH = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+    "//": lambda a, b: a // b,
+    "%": lambda a, b: a % b,
+    "**": lambda a, b: a ** b if abs(b) <= 64 else None,
+}
+
+
+def _sorted(vals: Iterable[Value]) -> List[Value]:
+    """Deterministic order (independent of hash seeds) for anything that reaches output."""
+    return sorted(vals, key=repr)
+
+
+def _cap(vals: Set[Value]) -> FrozenSet[Value]:
+    if len(vals) <= _MAX_VALUES:
+        return frozenset(vals)
+    return frozenset(_sorted(vals)[:_MAX_VALUES]) | _UNK
+
+
+class BoundArgs:
+    """Arguments of one call bound to parameter names."""
+
+    __slots__ = ("args", "uncertain", "extra")
+
+    def __init__(self) -> None:
+        self.args: Dict[str, ArgFact] = {}
+        self.uncertain = False
+        """True when ``*args``/``**kwargs`` at the call site hide which parameters are set."""
+        self.extra: List[ArgFact] = []
+
+    def get(self, name: str) -> Optional[ArgFact]:
+        return self.args.get(name)
+
+
+def bind_args(args: Sequence[ArgFact], params: Sequence[ApiParam], skip_first: bool = False) -> BoundArgs:
+    """Bind call arguments to a signature the way Python would (without raising)."""
+    out = BoundArgs()
+    plist = list(params)
+    if skip_first and plist and plist[0].kind in ("pos", "posonly"):
+        plist = plist[1:]
+    positional = [p for p in plist if p.kind in ("pos", "posonly")]
+    varargs = next((p for p in plist if p.kind == "varargs"), None)
+    by_name = {p.name: p for p in plist if p.kind in ("pos", "kwonly")}
+    varkw = next((p for p in plist if p.kind == "varkw"), None)
+    i = 0
+    for a in args:
+        if a.star == "*":
+            out.uncertain = True
+            i = len(positional) + 1  # later positionals can no longer be placed
+            continue
+        if a.star == "**":
+            out.uncertain = True
+            continue
+        if a.keyword is None:
+            if i < len(positional):
+                out.args[positional[i].name] = a
+            elif varargs is not None:
+                out.extra.append(a)
+            i += 1
+        else:
+            if a.keyword in by_name:
+                out.args[a.keyword] = a
+            elif varkw is not None:
+                out.extra.append(a)
+    return out
+
+
+class Project:
+    """Every file's facts plus the lazy resolution machinery."""
+
+    def __init__(self, files: Sequence[FileFacts], abspaths: Sequence[str], roots: Sequence[str],
+                 apis: ApiTables, exists: Optional[Any] = None) -> None:
+        self.files = list(files)
+        self.abspaths = [os.path.normpath(p) for p in abspaths]
+        self.roots = list(roots)
+        self.apis = apis
+        self.by_abspath = {p: i for i, p in enumerate(self.abspaths)}
+        self.modmap = ModuleMap(self.abspaths, dict(zip(self.abspaths, self.roots)))
+        self._exists = exists or (lambda p: False)
+        self.modnames = [module_name(p, r) for p, r in zip(self.abspaths, self.roots)]
+        self._values: Dict[Tuple[int, int], FrozenSet[Value]] = {}
+        self._bindings: Dict[Tuple[int, int], FrozenSet[Value]] = {}
+        self._globals: Dict[Tuple[int, str], FrozenSet[Value]] = {}
+        self._calls: Dict[Tuple[int, int], FrozenSet[Value]] = {}
+        self._callees: Dict[Tuple[int, int], FrozenSet[Value]] = {}
+        self._names: Dict[Tuple[int, int], Tuple[str, ...]] = {}
+        self._returns: Dict[Tuple[int, int], FrozenSet[Value]] = {}
+        self._callers: Dict[Tuple[int, int], List[Tuple[int, int, BoundArgs]]] = {}
+        self._class_bases: Dict[Tuple[int, int], Tuple[Value, ...]] = {}
+        self._fw_bases: Dict[Tuple[int, int], Tuple[str, ...]] = {}
+        self._active: Set[Any] = set()
+        self._depth = 0
+        self._star: Dict[int, List[ImportFact]] = {}
+        self._call_stmts: Dict[int, List[int]] = {}
+        self.assume: Dict[str, Any] = {}
+        """Parameter name → value assumed by constant propagation (e.g. ``do_train=True``
+        while checking a training pipeline); set by the matcher for one question at a time."""
+
+    # ------------------------------------------------------------------ files and names
+    def path(self, fi: int) -> str:
+        return self.files[fi].path
+
+    def file_of(self, importer: int, module: str, level: int) -> Optional[int]:
+        target = self.modmap.resolve(self.abspaths[importer], module, level, self._exists)
+        if target is None:
+            return None
+        return self.by_abspath.get(target, -1)
+
+    def project_qual(self, v: Value) -> str:
+        if isinstance(v, Func):
+            return f"{self.modnames[v.file]}.{self.files[v.file].funcs[v.index].qualname}"
+        if isinstance(v, Cls):
+            return f"{self.modnames[v.file]}.{self.files[v.file].classes[v.index].qualname}"
+        if isinstance(v, Mod):
+            return self.modnames[v.file]
+        return ""
+
+    def calls_in_stmt(self, fi: int, st: Any, scope: int, header_only: bool = False) -> List[int]:
+        """Calls of statement ``st`` (and of its nested blocks unless ``header_only``)."""
+        idx = self._call_stmts.get(fi)
+        if idx is None:
+            idx = [c.stmt for c in self.files[fi].calls]
+            self._call_stmts[fi] = idx
+        return calls_in_range(self.files[fi], idx, st[1], st[1] if header_only else last_sid(st), scope)
+
+    # ------------------------------------------------------------------ evaluation
+    def values(self, fi: int, scope: int, e: Expr) -> FrozenSet[Value]:
+        """Every value ``e`` (an expression in scope ``scope`` of file ``fi``) may have."""
+        tag = e[0]
+        if tag == "const":
+            return frozenset((const(e[1]),))
+        key = (fi, id(e))
+        hit = self._values.get(key)
+        if hit is not None:
+            return hit
+        if key in self._active or self._depth > 40:
+            return _UNK
+        self._active.add(key)
+        self._depth += 1
+        try:
+            out = self._values_uncached(fi, scope, e)
+        finally:
+            self._depth -= 1
+            self._active.discard(key)
+        self._values[key] = out
+        return out
+
+    def _values_uncached(self, fi: int, scope: int, e: Expr) -> FrozenSet[Value]:
+        tag = e[0]
+        if tag == "name":
+            if e[2]:
+                acc: Set[Value] = set()
+                for d in e[2]:
+                    acc |= self.binding_values(fi, d)
+                return _cap(acc)
+            return self.free_name(fi, scope, e[1]) or _UNK
+        if tag == "attr":
+            return self.attr_values(fi, self.values(fi, scope, e[1]), e[2])
+        if tag == "call":
+            return self.call_values(fi, e[1])
+        if tag in ("binop", "unary"):
+            return self._arith(fi, scope, e)
+        if tag == "ifexp":
+            return _cap(set(self.values(fi, scope, e[2])) | set(self.values(fi, scope, e[3])))
+        if tag == "boolop":
+            acc = set()
+            for sub in e[2]:
+                acc |= self.values(fi, scope, sub)
+            return _cap(acc)
+        if tag == "lambda":
+            return frozenset((Func(fi, e[1]),))
+        if tag == "seq" and e[1] == "tuple":
+            items = [self.values(fi, scope, x) for x in e[2]]
+            if all(len(s) == 1 and isinstance(next(iter(s)), Const) for s in items):
+                return frozenset((const(tuple(next(iter(s)).value for s in items)),))
+        return _UNK
+
+    def _arith(self, fi: int, scope: int, e: Expr) -> FrozenSet[Value]:
+        if e[0] == "unary":
+            out: Set[Value] = set()
+            for v in self.values(fi, scope, e[2]):
+                if isinstance(v, Const) and e[1] == "-" and type(v.value) in (int, float):
+                    out.add(const(-v.value))
+                elif isinstance(v, Const) and e[1] == "not":
+                    out.add(const(not v.value))
+                else:
+                    out.add(UNKNOWN)
+            return _cap(out)
+        fn = _ARITH.get(e[1])
+        left = self.values(fi, scope, e[2])
+        right = self.values(fi, scope, e[3])
+        out = set()
+        for a in left:
+            for b in right:
+                if fn is not None and isinstance(a, Const) and isinstance(b, Const) \
+                        and type(a.value) in (int, float) and type(b.value) in (int, float):
+                    try:
+                        r = fn(a.value, b.value)
+                    except (ArithmeticError, ValueError):
+                        r = None
+                    out.add(UNKNOWN if r is None else const(r))
+                else:
+                    out.add(UNKNOWN)
+        return _cap(out)
+
+    def binding_values(self, fi: int, aid: int) -> FrozenSet[Value]:
+        key = (fi, aid)
+        hit = self._bindings.get(key)
+        if hit is not None:
+            return hit
+        if ("b", key) in self._active:
+            return _UNK
+        self._active.add(("b", key))
+        try:
+            out = self._binding_uncached(fi, aid)
+        finally:
+            self._active.discard(("b", key))
+        self._bindings[key] = out
+        return out
+
+    def _binding_uncached(self, fi: int, aid: int) -> FrozenSet[Value]:
+        a = self.files[fi].assigns[aid]
+        v = a.value
+        tag = v[0]
+        if tag == "param":
+            f = self.files[fi].funcs[v[1]]
+            if f.kind == "method" and f.params and f.params[0].name == v[2] and f.cls >= 0 \
+                    and not any(d[0] == "name" and d[1] in ("staticmethod", "classmethod") for d in f.decorators):
+                # `self`: an instance of the method's own class.
+                return frozenset((Obj(Cls(fi, f.cls), -1, -1, (-1, -1)),))
+            return frozenset((Param(fi, v[1], v[2]),))
+        if tag == "import":
+            return self.import_values(fi, v[1])
+        if tag == "def":
+            return frozenset((Func(fi, v[1]),))
+        if tag == "class":
+            return frozenset((Cls(fi, v[1]),))
+        if tag == "enter":
+            return self.values(fi, a.scope, v[1])
+        if tag == "unpack":
+            src = v[1]
+            if src[0] == "seq" and isinstance(v[2], int) and v[2] < len(src[2]):
+                return self.values(fi, a.scope, src[2][v[2]])
+            return _UNK
+        if tag in ("iter", "except"):
+            return _UNK
+        return self.values(fi, a.scope, v)
+
+    def free_name(self, fi: int, scope: int, name: str) -> FrozenSet[Value]:
+        """A name with no reaching local binding: later locals, enclosing scopes, globals."""
+        funcs = self.files[fi].funcs
+        f = funcs[scope]
+        if scope != 0:
+            ids = f.defs.get(name)
+            if ids:
+                return self._union_bindings(fi, ids)
+        p = f.parent
+        while p > 0:
+            pf = funcs[p]
+            if pf.kind != "class":
+                ids = pf.defs.get(name)
+                if ids:
+                    return self._union_bindings(fi, ids)
+            p = pf.parent
+        return self.global_values(fi, name)
+
+    def _union_bindings(self, fi: int, ids: Iterable[int]) -> FrozenSet[Value]:
+        acc: Set[Value] = set()
+        for d in ids:
+            acc |= self.binding_values(fi, d)
+        return _cap(acc)
+
+    def _star_imports(self, fi: int) -> List[ImportFact]:
+        hit = self._star.get(fi)
+        if hit is None:
+            hit = [imp for imp in self.files[fi].imports if imp.name == "*" and imp.scope == 0]
+            self._star[fi] = hit
+        return hit
+
+    def global_values(self, fi: int, name: str, _seen: FrozenSet[int] = frozenset()) -> FrozenSet[Value]:
+        """Module-level binding of ``name`` in file ``fi`` (following ``from x import *``)."""
+        key = (fi, name)
+        hit = self._globals.get(key)
+        if hit is not None:
+            return hit
+        out = self._global_uncached(fi, name, _seen | {fi})
+        self._globals[key] = out
+        return out
+
+    def _global_uncached(self, fi: int, name: str, seen: FrozenSet[int]) -> FrozenSet[Value]:
+        ids = self.files[fi].funcs[0].defs.get(name)
+        if ids:
+            return self._union_bindings(fi, ids)
+        for imp in reversed(self._star_imports(fi)):
+            target = self.file_of(fi, imp.module, imp.level)
+            if target is None:
+                if imp.level == 0:
+                    return frozenset((Ext(self.apis.canonical(f"{imp.module}.{name}")),))
+                continue
+            if target >= 0 and target not in seen:
+                vals = self.global_values(target, name, seen)
+                if vals:
+                    return vals
+        if name in _BUILTINS:
+            return frozenset((Ext("builtins." + name),))
+        return _EMPTY
+
+    def import_values(self, fi: int, iid: int) -> FrozenSet[Value]:
+        imp = self.files[fi].imports[iid]
+        if imp.name is None:
+            module = imp.module if imp.asname else imp.module.split(".", 1)[0]
+            target = self.file_of(fi, module, imp.level)
+            if target is None:
+                return frozenset((Ext(self.apis.canonical(module)),))
+            return frozenset((Mod(target),)) if target >= 0 else _UNK
+        target = self.file_of(fi, imp.module, imp.level)
+        if target is None:
+            if imp.level:
+                return _UNK
+            return frozenset((Ext(self.apis.canonical(f"{imp.module}.{imp.name}")),))
+        if target < 0:
+            return _UNK
+        vals = self.global_values(target, imp.name)
+        if vals:
+            return vals
+        sub = self.modmap.submodule(self.abspaths[target], imp.name, self._exists)
+        if sub is not None:
+            sfi = self.by_abspath.get(sub, -1)
+            return frozenset((Mod(sfi),)) if sfi >= 0 else _UNK
+        return _UNK
+
+    # ------------------------------------------------------------------ attributes
+    def attr_values(self, fi: int, bases: FrozenSet[Value], name: str) -> FrozenSet[Value]:
+        out: Set[Value] = set()
+        for v in bases:
+            if isinstance(v, Ext):
+                out.add(Ext(self.apis.canonical(f"{v.qual}.{name}")))
+            elif isinstance(v, Mod):
+                vals = self.global_values(v.file, name)
+                if not vals:
+                    sub = self.modmap.submodule(self.abspaths[v.file], name, self._exists)
+                    sfi = self.by_abspath.get(sub, -1) if sub else -1
+                    vals = frozenset((Mod(sfi),)) if sfi >= 0 else _UNK
+                out |= vals
+            elif isinstance(v, Cls):
+                out |= self.class_attr(v, name, None)
+            elif isinstance(v, Obj):
+                out |= self.instance_attr(v, name)
+            elif isinstance(v, Super):
+                out |= self.super_attr(v, name)
+            elif isinstance(v, Param):
+                expanded = self.param_values(v)
+                out |= self.attr_values(fi, expanded, name) if expanded else _UNK
+            elif isinstance(v, Record):
+                out |= self.record_field(v, name)
+            else:
+                out.add(UNKNOWN)
+        return _cap(out) if out else _UNK
+
+    def record_field(self, rec: Record, name: str) -> FrozenSet[Value]:
+        for fname, (rfi, rscope, expr) in rec.fields:
+            if fname == name:
+                return self.values(rfi, rscope, expr)
+        return _UNK
+
+    def class_bases(self, c: Cls) -> Tuple[Value, ...]:
+        hit = self._class_bases.get(c)
+        if hit is not None:
+            return hit
+        self._class_bases[c] = ()
+        cf = self.files[c.file].classes[c.index]
+        out: List[Value] = []
+        for b in cf.bases:
+            for v in _sorted(self.values(c.file, cf.scope, b)):
+                if isinstance(v, (Cls, Ext)):
+                    out.append(v)
+        result = tuple(out)
+        self._class_bases[c] = result
+        return result
+
+    def framework_bases(self, c: Cls) -> Tuple[str, ...]:
+        """Framework classes ``c`` derives from (through project bases), nearest first."""
+        hit = self._fw_bases.get(c)
+        if hit is not None:
+            return hit
+        self._fw_bases[c] = ()
+        out: List[str] = []
+        for b in self.class_bases(c):
+            quals: Sequence[str] = self.apis.mro(b.qual) if isinstance(b, Ext) else self.framework_bases(b)  # type: ignore[arg-type]
+            for q in quals:
+                if q not in out:
+                    out.append(q)
+        result = tuple(out)
+        self._fw_bases[c] = result
+        return result
+
+    def project_mro(self, c: Cls) -> List[Cls]:
+        out = [c]
+        i = 0
+        while i < len(out):
+            for b in self.class_bases(out[i]):
+                if isinstance(b, Cls) and b not in out:
+                    out.append(b)
+            i += 1
+        return out
+
+    def class_attr(self, c: Cls, name: str, recv: Optional[Value]) -> FrozenSet[Value]:
+        for k in self.project_mro(c):
+            cf = self.files[k.file].classes[k.index]
+            m = cf.methods.get(name)
+            if m is not None:
+                fv = Func(k.file, m)
+                return frozenset((Bound(fv, recv),)) if recv is not None else frozenset((fv,))
+            ids = self.files[k.file].funcs[cf.body].defs.get(name)
+            if ids:
+                return self._union_bindings(k.file, ids)
+        for q in self.framework_bases(c):
+            qual, _api = self.apis.method(q, name)
+            ext = Ext(qual)
+            return frozenset((Bound(ext, recv),)) if recv is not None else frozenset((ext,))
+        return _UNK
+
+    def instance_attr(self, obj: Obj, name: str) -> FrozenSet[Value]:
+        t = obj.type
+        if isinstance(t, Ext):
+            qual, _api = self.apis.method(t.qual, name)
+            return frozenset((Bound(Ext(qual), obj),))
+        for k in self.project_mro(t):
+            cf = self.files[k.file].classes[k.index]
+            ids = cf.attrs.get(name)
+            if ids:
+                return self._union_bindings(k.file, ids)
+        return self.class_attr(t, name, obj)
+
+    def super_attr(self, s: Super, name: str) -> FrozenSet[Value]:
+        c = Cls(s.file, s.cls)
+        out: Set[Value] = set()
+        for b in self.class_bases(c):
+            if isinstance(b, Cls):
+                out |= self.class_attr(b, name, s.recv)
+            elif isinstance(b, Ext):
+                qual, _api = self.apis.method(b.qual, name)
+                out.add(Bound(Ext(qual), s.recv))
+            if out:
+                break
+        return frozenset(out) if out else _UNK
+
+    # ------------------------------------------------------------------ calls
+    def callee_values(self, fi: int, cid: int) -> FrozenSet[Value]:
+        key = (fi, cid)
+        hit = self._callees.get(key)
+        if hit is None:
+            c = self.files[fi].calls[cid]
+            hit = self.values(fi, c.scope, c.func)
+            self._callees[key] = hit
+        return hit
+
+    def call_values(self, fi: int, cid: int) -> FrozenSet[Value]:
+        """What calling ``calls[cid]`` returns (instances, derived objects, returns of project functions)."""
+        key = (fi, cid)
+        hit = self._calls.get(key)
+        if hit is not None:
+            return hit
+        if ("c", key) in self._active:
+            return _UNK
+        self._active.add(("c", key))
+        try:
+            out = self._call_uncached(fi, cid)
+        finally:
+            self._active.discard(("c", key))
+        self._calls[key] = out
+        return out
+
+    def _call_uncached(self, fi: int, cid: int) -> FrozenSet[Value]:
+        call = self.files[fi].calls[cid]
+        out: Set[Value] = set()
+        here = (fi, cid)
+        for v in self.callee_values(fi, cid):
+            if isinstance(v, Cls):
+                out.add(Obj(v, fi, cid, here))
+            elif isinstance(v, Ext):
+                out |= self._ext_call(fi, call, cid, v.qual, None)
+            elif isinstance(v, Func):
+                out |= self.returns(v)
+            elif isinstance(v, Bound):
+                if isinstance(v.func, Func):
+                    out |= self.returns(v.func)
+                else:
+                    out |= self._ext_call(fi, call, cid, v.func.qual, v.recv)
+            else:
+                out.add(UNKNOWN)
+        return _cap(out) if out else _UNK
+
+    def _ext_call(self, fi: int, call: CallFact, cid: int, qual: str, recv: Any) -> FrozenSet[Value]:
+        here = (fi, cid)
+        if qual == "builtins.super":
+            f = self.files[fi].funcs[call.scope]
+            if f.cls >= 0 and f.params:
+                return frozenset((Super(fi, f.cls, Obj(Cls(fi, f.cls), -1, -1, (-1, -1))),))
+            return _UNK
+        spec = self.apis.callables.get(qual)
+        if spec is not None and spec.get("kind") == "record":
+            return frozenset((self._record(fi, call, cid, spec),))
+        if spec is not None and spec.get("kind") == "argparse-parse" and isinstance(recv, Obj):
+            return frozenset((self._argparse_record(recv, fi, cid),))
+        api = self.apis.get(qual)
+        returns = api.returns if api is not None else ("instance" if self.apis.is_class(qual) else "")
+        if returns == "instance":
+            return frozenset((Obj(Ext(qual), fi, cid, here),))
+        if returns == "derived" and isinstance(recv, Obj):
+            return frozenset((Obj(recv.type, fi, cid, recv.origin),))
+        if returns == "self" and recv is not None:
+            return frozenset((recv,))
+        if returns and returns not in ("derived", "self", "instance"):
+            return frozenset((Obj(Ext(returns), fi, cid, here),))
+        return _UNK
+
+    def _record(self, fi: int, call: CallFact, cid: int, spec: Dict[str, Any]) -> Record:
+        fields: List[Tuple[str, Tuple[int, int, Any]]] = []
+        for a in call.args:
+            if a.keyword is not None:
+                fields.append((a.keyword, (fi, call.scope, a.value)))
+            elif a.star == "" and a.value[0] == "dict":
+                for k, v in zip(a.value[1], a.value[2]):
+                    if k is not None and k[0] == "const" and isinstance(k[1], str):
+                        fields.append((k[1], (fi, call.scope, v)))
+        return Record(tuple(fields), fi, cid)
+
+    def _argparse_record(self, parser: Obj, fi: int, cid: int) -> Record:
+        """``parser.parse_args()`` → the defaults of the ``add_argument`` calls on that parser."""
+        fields: List[Tuple[str, Tuple[int, int, Any]]] = []
+        pfi = parser.file
+        if pfi < 0:
+            return Record((), fi, cid)
+        facts = self.files[pfi]
+        for acid in facts.callee_index.get("add_argument", ()):
+            c = facts.calls[acid]
+            recv = [v for v in self.values(pfi, c.scope, c.func[1]) if isinstance(v, Obj)] if c.func[0] == "attr" else []
+            if not any(r.origin == parser.origin for r in recv):
+                continue
+            dest = None
+            default: Any = ("const", None)
+            for a in c.args:
+                if a.keyword is None and a.value[0] == "const" and isinstance(a.value[1], str):
+                    if dest is None or a.value[1].startswith("--"):
+                        dest = a.value[1].lstrip("-").replace("-", "_")
+                elif a.keyword == "dest" and a.value[0] == "const":
+                    dest = str(a.value[1])
+                elif a.keyword == "default":
+                    default = a.value
+            if dest:
+                fields.append((dest, (pfi, c.scope, default)))
+        return Record(tuple(fields), fi, cid)
+
+    def returns(self, f: Func) -> FrozenSet[Value]:
+        key = (f.file, f.index)
+        hit = self._returns.get(key)
+        if hit is not None:
+            return hit
+        if ("r", key) in self._active:
+            return _UNK
+        self._active.add(("r", key))
+        try:
+            fact = self.files[f.file].funcs[f.index]
+            if fact.is_generator:
+                out: FrozenSet[Value] = _UNK
+            else:
+                acc: Set[Value] = set()
+                exprs = list(iter_returns(fact.body))
+                for e in exprs:
+                    acc |= self.values(f.file, f.index, e) if e is not None else {const(None)}
+                if not exprs:
+                    acc.add(const(None))
+                out = _cap(acc)
+        finally:
+            self._active.discard(("r", key))
+        self._returns[key] = out
+        return out
+
+    def call_names(self, fi: int, cid: int) -> Tuple[str, ...]:
+        """Qualified names a call answers to, most specific first.
+
+        A method call on an instance answers to ``Type.method`` for the instance's type and
+        each of its framework bases, so a pattern on a base class matches subclasses too.
+        Calls whose receiver cannot be typed answer to ``?.method``.
+        """
+        key = (fi, cid)
+        hit = self._names.get(key)
+        if hit is not None:
+            return hit
+        call = self.files[fi].calls[cid]
+        names: List[str] = []
+
+        def add(n: str) -> None:
+            if n and n not in names:
+                names.append(n)
+
+        for v in _sorted(self.callee_values(fi, cid)):
+            if isinstance(v, Ext):
+                add(v.qual)
+            elif isinstance(v, (Func, Cls)):
+                add(self.project_qual(v))
+            elif isinstance(v, Bound):
+                method = call.func[2] if call.func[0] == "attr" else ""
+                if isinstance(v.func, Ext):
+                    add(v.func.qual)
+                else:
+                    add(self.project_qual(v.func))
+                t = v.recv.type if isinstance(v.recv, Obj) else None
+                if _is_super_call(self, fi, call):
+                    t = None  # super().m() is the base's m, not the subclass's
+                if method:
+                    for q in self.type_quals(t):
+                        add(f"{q}.{method}")
+            elif isinstance(v, Obj):
+                for q in self.type_quals(v.type):
+                    add(f"{q}.__call__")
+        if not names and call.func[0] == "attr":
+            add(f"?.{call.func[2]}")
+        result = tuple(names)
+        self._names[key] = result
+        return result
+
+    def type_quals(self, t: Optional[Value]) -> List[str]:
+        """The qualified names of a type and its bases (project names first)."""
+        if isinstance(t, Ext):
+            return list(self.apis.mro(t.qual))
+        if isinstance(t, Cls):
+            return [self.project_qual(k) for k in self.project_mro(t)] + list(self.framework_bases(t))
+        return []
+
+    def call_targets(self, fi: int, cid: int) -> List[Tuple[Func, bool]]:
+        """Project functions a call runs, with whether ``self`` is bound implicitly:
+        functions, bound methods, constructors (``__init__``) and instance calls
+        (``__call__`` or the framework's ``construct``/``forward``/``call``)."""
+        out: List[Tuple[Func, bool]] = []
+        for v in _sorted(self.callee_values(fi, cid)):
+            if isinstance(v, Func):
+                out.append((v, False))
+            elif isinstance(v, Bound) and isinstance(v.func, Func):
+                out.append((v.func, True))
+            elif isinstance(v, Cls):
+                for iv in self.class_attr(v, "__init__", None):
+                    if isinstance(iv, Func):
+                        out.append((iv, True))
+            elif isinstance(v, Obj) and isinstance(v.type, Cls):
+                names = ["__call__"]
+                for q in self.framework_bases(v.type):
+                    m = self.apis.call_method(q)
+                    if m != "__call__":
+                        names.append(m)
+                        break
+                for name in names:
+                    hit = [iv for iv in self.class_attr(v.type, name, None) if isinstance(iv, Func)]
+                    if hit:
+                        out.extend((h, True) for h in hit)
+                        break
+        return out
+
+    # ------------------------------------------------------------------ parameters and call sites
+    def signature_of(self, v: Value, version: Optional[Tuple[int, ...]] = None) -> Tuple[Optional[Sequence[ApiParam]], bool]:
+        """Parameters of a callee value and whether the first one is bound implicitly (self)."""
+        if isinstance(v, Func):
+            f = self.files[v.file].funcs[v.index]
+            return [ApiParam(p.name, p.kind, p.default if p.default is not None else NO_DEFAULT) for p in f.params], False
+        if isinstance(v, Bound) and isinstance(v.func, Func):
+            f = self.files[v.func.file].funcs[v.func.index]
+            params = [ApiParam(p.name, p.kind, p.default if p.default is not None else NO_DEFAULT) for p in f.params]
+            return params, True
+        if isinstance(v, Cls):
+            init = self.class_attr(v, "__init__", None)
+            for iv in init:
+                if isinstance(iv, Func):
+                    sig, _ = self.signature_of(iv)
+                    return sig, True
+                if isinstance(iv, Ext):
+                    api = self.apis.get(iv.qual.rsplit(".", 1)[0])
+                    return (api.signature(version) if api else None), False
+            return None, False
+        if isinstance(v, Ext):
+            api = self.apis.get(v.qual)
+            return (api.signature(version) if api else None), False
+        if isinstance(v, Bound) and isinstance(v.func, Ext):
+            api = self.apis.get(v.func.qual)
+            return (api.signature(version) if api else None), False
+        return None, False
+
+    def callers(self, f: Func) -> List[Tuple[int, int, BoundArgs]]:
+        """Call sites of project function ``f`` with their arguments bound to its parameters."""
+        key = (f.file, f.index)
+        hit = self._callers.get(key)
+        if hit is not None:
+            return hit
+        self._callers[key] = []
+        fact = self.files[f.file].funcs[f.index]
+        keys = [fact.name]
+        ctor_of: Optional[Cls] = None
+        if fact.kind == "method" and fact.name == "__init__":
+            ctor_of = Cls(f.file, fact.cls)
+            keys.append(self.files[f.file].classes[fact.cls].name)
+        params = [ApiParam(p.name, p.kind, NO_DEFAULT) for p in fact.params]
+        out: List[Tuple[int, int, BoundArgs]] = []
+        for gfi, facts in enumerate(self.files):
+            for k in keys:
+                for cid in facts.callee_index.get(k, ()):
+                    for v in self.callee_values(gfi, cid):
+                        if v == f:
+                            out.append((gfi, cid, bind_args(facts.calls[cid].args, params, False)))
+                        elif isinstance(v, Bound) and v.func == f:
+                            out.append((gfi, cid, bind_args(facts.calls[cid].args, params, True)))
+                        elif isinstance(v, Cls) and ctor_of is not None and any(
+                                x == f for x in self.class_attr(v, "__init__", None)):
+                            out.append((gfi, cid, bind_args(facts.calls[cid].args, params, True)))
+                        else:
+                            continue
+                        break
+        out.sort(key=lambda t: (t[0], t[1]))
+        self._callers[key] = out
+        return out
+
+    def param_values(self, p: Param) -> FrozenSet[Value]:
+        """Values a parameter receives: from every known call site, else its default."""
+        key = ("p", p)
+        if key in self._active or self._depth > _MAX_DEPTH * 4:
+            return _EMPTY
+        self._active.add(key)
+        try:
+            fact = self.files[p.file].funcs[p.func]
+            param = next((x for x in fact.params if x.name == p.name), None)
+            if param is None:
+                return _EMPTY
+            acc: Set[Value] = set()
+            sites = self.callers(Func(p.file, p.func))
+            for cfi, cid, bound in sites:
+                a = bound.get(p.name)
+                if a is not None:
+                    acc |= self.values(cfi, self.files[cfi].calls[cid].scope, a.value)
+                elif param.default is not None:
+                    acc |= self.values(p.file, fact.parent, param.default)
+                else:
+                    acc.add(UNKNOWN)
+            if not sites and param.default is not None:
+                acc |= self.values(p.file, fact.parent, param.default)
+            return _cap(acc)
+        finally:
+            self._active.discard(key)
+
+    # ------------------------------------------------------------------ constant propagation
+    def constants(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Tuple[List[Valued], bool]:
+        """Constant values ``e`` may take, with provenance; the flag says all paths are known.
+
+        Follows local and module bindings, attributes of project modules, classes, records
+        (``EasyDict``, argparse defaults), parameters (through call sites, or the default
+        when no call site is known) and arithmetic over all combinations.
+        """
+        if depth > _MAX_DEPTH:
+            return [], False
+        tag = e[0]
+        path = self.files[fi].path
+        if tag == "const":
+            return [Valued(e[1], path, 0, "")], True
+        if tag in ("binop", "unary"):
+            return self._const_arith(fi, scope, e, depth)
+        if tag == "ifexp":
+            a, ka = self.constants(fi, scope, e[2], depth + 1)
+            b, kb = self.constants(fi, scope, e[3], depth + 1)
+            return a + b, ka and kb
+        if tag == "call":
+            call = self.files[fi].calls[e[1]]
+            names = self.call_names(fi, e[1])
+            if names and names[0] in ("builtins.float", "builtins.int") and len(call.args) == 1:
+                vals, known = self.constants(fi, call.scope, call.args[0].value, depth + 1)
+                conv = float if names[0].endswith("float") else int
+                out = []
+                for v in vals:
+                    try:
+                        out.append(v._replace(value=conv(v.value)))
+                    except (TypeError, ValueError):
+                        known = False
+                return out, known
+            return [], False
+        if tag in ("name", "attr"):
+            return self._const_ref(fi, scope, e, depth)
+        return [], False
+
+    def _const_arith(self, fi: int, scope: int, e: Expr, depth: int) -> Tuple[List[Valued], bool]:
+        if e[0] == "unary":
+            vals, known = self.constants(fi, scope, e[2], depth + 1)
+            out = []
+            for v in vals:
+                if e[1] == "-" and type(v.value) in (int, float):
+                    out.append(v._replace(value=-v.value))
+                elif e[1] == "not":
+                    out.append(v._replace(value=not v.value))
+                else:
+                    known = False
+            return out, known
+        fn = _ARITH.get(e[1])
+        left, kl = self.constants(fi, scope, e[2], depth + 1)
+        right, kr = self.constants(fi, scope, e[3], depth + 1)
+        out = []
+        known = kl and kr and fn is not None
+        for a in left[:8]:
+            for b in right[:8]:
+                if fn is None or type(a.value) not in (int, float) or type(b.value) not in (int, float):
+                    known = False
+                    continue
+                try:
+                    r = fn(a.value, b.value)
+                except (ArithmeticError, ValueError):
+                    r = None
+                if r is None:
+                    known = False
+                    continue
+                src = a if a.via or a.line else b
+                out.append(Valued(r, src.path, src.line, src.via))
+        return out, known
+
+    def _const_ref(self, fi: int, scope: int, e: Expr, depth: int) -> Tuple[List[Valued], bool]:
+        """Constants behind a name or attribute: follow bindings to their defining expressions."""
+        sources = self.defining_exprs(fi, scope, e)
+        if not sources:
+            return [], False
+        out: List[Valued] = []
+        known = True
+        for sfi, sscope, sexpr, line, via in sources:
+            if sexpr is None:
+                known = False
+                continue
+            vals, k = self.constants(sfi, sscope, sexpr, depth + 1)
+            known = known and k
+            for v in vals:
+                if not v.line:
+                    v = Valued(v.value, self.files[sfi].path, line, via)
+                elif via and not v.via:
+                    # Keep where the literal is written, and say how it got here.
+                    v = v._replace(via=via)
+                out.append(v)
+        return out, known
+
+    def defining_exprs(self, fi: int, scope: int, e: Expr) -> List[Tuple[int, int, Optional[Expr], int, str]]:
+        """Expressions that may define the value of a name/attribute: (file, scope, expr, line, via)."""
+        if e[0] == "name":
+            ids = e[2]
+            if not ids:
+                return self._free_defs(fi, scope, e[1])
+            return [d for aid in ids for d in self._assign_defs(fi, aid)]
+        if e[0] == "attr":
+            out: List[Tuple[int, int, Optional[Expr], int, str]] = []
+            for base in _sorted(self.values(fi, scope, e[1])):
+                if isinstance(base, Mod):
+                    out += self._global_defs(base.file, e[2])
+                elif isinstance(base, Record):
+                    for fname, (rfi, rscope, expr) in base.fields:
+                        if fname == e[2]:
+                            out.append((rfi, rscope, expr, self._expr_line(rfi, expr, base), ""))
+                elif isinstance(base, (Cls, Obj)):
+                    c = base if isinstance(base, Cls) else base.type
+                    if isinstance(c, Cls):
+                        out += self._class_defs(c, e[2], instance=isinstance(base, Obj))
+                else:
+                    out.append((fi, scope, None, 0, ""))
+            return out
+        return []
+
+    def _expr_line(self, fi: int, expr: Expr, rec: Record) -> int:
+        if expr[0] == "call":
+            return self.files[fi].calls[expr[1]].line
+        return self.files[rec.file].calls[rec.call].line if rec.call >= 0 else 0
+
+    def _assign_defs(self, fi: int, aid: int) -> List[Tuple[int, int, Optional[Expr], int, str]]:
+        a = self.files[fi].assigns[aid]
+        v = a.value
+        tag = v[0]
+        if tag == "param":
+            return self._param_defs(Param(fi, v[1], v[2]))
+        if tag == "import":
+            imp = self.files[fi].imports[v[1]]
+            if imp.name is not None:
+                target = self.file_of(fi, imp.module, imp.level)
+                if target is not None and target >= 0:
+                    return self._global_defs(target, imp.name)
+            return [(fi, a.scope, None, a.line, "")]
+        if tag in ("def", "class", "iter", "except", "enter"):
+            return [(fi, a.scope, None, a.line, "")]
+        if tag == "unpack":
+            src = v[1]
+            if src[0] == "seq" and isinstance(v[2], int) and v[2] < len(src[2]):
+                return [(fi, a.scope, src[2][v[2]], a.line, "")]
+            return [(fi, a.scope, None, a.line, "")]
+        return [(fi, a.scope, v, a.line, "")]
+
+    def _free_defs(self, fi: int, scope: int, name: str) -> List[Tuple[int, int, Optional[Expr], int, str]]:
+        funcs = self.files[fi].funcs
+        f = funcs[scope]
+        if scope != 0 and f.defs.get(name):
+            return [d for aid in f.defs[name] for d in self._assign_defs(fi, aid)]
+        p = f.parent
+        while p > 0:
+            pf = funcs[p]
+            if pf.kind != "class" and pf.defs.get(name):
+                return [d for aid in pf.defs[name] for d in self._assign_defs(fi, aid)]
+            p = pf.parent
+        return self._global_defs(fi, name)
+
+    def _global_defs(self, fi: int, name: str, seen: FrozenSet[int] = frozenset()) -> List[Tuple[int, int, Optional[Expr], int, str]]:
+        ids = self.files[fi].funcs[0].defs.get(name)
+        if ids:
+            return [d for aid in ids for d in self._assign_defs(fi, aid)]
+        for imp in reversed(self._star_imports(fi)):
+            target = self.file_of(fi, imp.module, imp.level)
+            if target is not None and target >= 0 and target not in seen:
+                found = self._global_defs(target, name, seen | {fi})
+                if found:
+                    return found
+        return []
+
+    def _class_defs(self, c: Cls, name: str, instance: bool) -> List[Tuple[int, int, Optional[Expr], int, str]]:
+        for k in self.project_mro(c):
+            cf = self.files[k.file].classes[k.index]
+            if instance and cf.attrs.get(name):
+                return [d for aid in cf.attrs[name] for d in self._assign_defs(k.file, aid)]
+            ids = self.files[k.file].funcs[cf.body].defs.get(name)
+            if ids:
+                return [d for aid in ids for d in self._assign_defs(k.file, aid)]
+        return []
+
+    def _param_defs(self, p: Param) -> List[Tuple[int, int, Optional[Expr], int, str]]:
+        fact = self.files[p.file].funcs[p.func]
+        param = next((x for x in fact.params if x.name == p.name), None)
+        if param is None:
+            return []
+        if p.name in self.assume:
+            return [(p.file, p.func, ("const", self.assume[p.name]), fact.line, f"assuming {p.name}={self.assume[p.name]!r}")]
+        out: List[Tuple[int, int, Optional[Expr], int, str]] = []
+        sites = self.callers(Func(p.file, p.func))
+        where = fact.qualname
+        for cfi, cid, bound in sites:
+            call = self.files[cfi].calls[cid]
+            a = bound.get(p.name)
+            if a is not None:
+                out.append((cfi, call.scope, a.value, a.line, f"passed to '{p.name}' at {self.files[cfi].path}:{call.line}"))
+            elif bound.uncertain:
+                out.append((cfi, call.scope, None, call.line, ""))
+            elif param.default is not None:
+                out.append((p.file, fact.parent, param.default, fact.line,
+                            f"default of parameter '{p.name}' of {where} (call at {self.files[cfi].path}:{call.line})"))
+            else:
+                out.append((cfi, call.scope, None, call.line, ""))
+        if not sites:
+            if param.default is not None:
+                out.append((p.file, fact.parent, param.default, fact.line, f"default of parameter '{p.name}' of {where}"))
+            out.append((p.file, fact.parent, None, fact.line, ""))  # unknown callers may pass anything
+        return out
+
+
+def _is_super_call(project: "Project", fi: int, call: CallFact) -> bool:
+    base = call.func[1] if call.func[0] == "attr" else None
+    return bool(base) and base[0] == "call" and \
+        project.call_names(fi, base[1])[:1] == ("builtins.super",)

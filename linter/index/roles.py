@@ -1,0 +1,449 @@
+"""Stage 3c: entry scripts, their roles (training / evaluation / inference), reachability,
+and whether a data pipeline is built for training — all from ``rules/roles.yaml``.
+
+Reachability is answered backwards: from the few calls a question is about, through the
+call sites of their enclosing functions, up to the module code of entry scripts. That
+touches only the functions on those paths instead of resolving every call of a project.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+
+from linter.compiler.build import GlobSet
+from linter.facts.ir import child_blocks
+from linter.facts.model import Expr, Stmt
+from linter.index.project import Project
+from linter.index.values import Cls, Const, Func, Obj
+
+TRAINING = "training"
+EVALUATION = "evaluation"
+INFERENCE = "inference"
+
+Site = Tuple[int, int]
+"""(file index, scope index): a function (or module body when scope is 0)."""
+
+
+class RoleSpec:
+    """The compiled contents of ``roles.yaml``."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self.steps: Dict[str, GlobSet] = {}
+        self.file_names: Dict[str, "re.Pattern[str]"] = {}
+        for role, spec in (data.get("roles") or {}).items():
+            self.steps[role] = GlobSet(spec.get("steps", ()))
+            if spec.get("file_names"):
+                self.file_names[role] = re.compile(spec["file_names"], re.I)
+        words = data.get("words") or {}
+        self.train_words = re.compile(words.get("training", r"(^|_)train(_|$)"), re.I)
+        self.eval_words = re.compile(words.get("evaluation", r"(^|_)(eval|val|test)(_|$)"), re.I)
+        flags = data.get("flags") or {}
+        self.train_flags = frozenset(flags.get("training_bool", ()))
+        self.eval_flags = frozenset(flags.get("evaluation_bool", ()))
+        self.split_flags = frozenset(flags.get("split_string", ()))
+        self.train_values = frozenset(flags.get("training_values", ()))
+
+
+class Roles:
+    def __init__(self, project: Project, spec: RoleSpec) -> None:
+        self.p = project
+        self.spec = spec
+        self._imported: Optional[Set[int]] = None
+        self._entries: Optional[List[int]] = None
+        self._reach: Dict[Site, FrozenSet[int]] = {}
+        self._step_sites: Dict[str, List[Tuple[int, int]]] = {}
+        self._leads: Dict[str, Set[Site]] = {}
+        self._guards: Dict[Site, Dict[int, Tuple[Tuple[Expr, bool], ...]]] = {}
+        self._targets: Dict[int, Dict[int, Tuple[str, ...]]] = {}
+        self._ctx: Dict[Tuple[str, int, int], Dict[str, str]] = {}
+
+    # ------------------------------------------------------------------ words
+    def word_role(self, name: str) -> Optional[str]:
+        """``train_loader`` → training, ``val_ds`` → evaluation, ``loader`` → None."""
+        n = name.lower()
+        t = bool(self.spec.train_words.search(n))
+        e = bool(self.spec.eval_words.search(n))
+        if t and not e:
+            return TRAINING
+        if e and not t:
+            return EVALUATION
+        return None
+
+    # ------------------------------------------------------------------ entries
+    def imported_files(self) -> Set[int]:
+        if self._imported is None:
+            out: Set[int] = set()
+            p = self.p
+            for fi, facts in enumerate(p.files):
+                for imp in facts.imports:
+                    t = p.file_of(fi, imp.module, imp.level)
+                    if t is not None and t >= 0:
+                        out.add(t)
+                        if imp.name and imp.name != "*":
+                            sub = p.modmap.submodule(p.abspaths[t], imp.name, p._exists)
+                            if sub is not None and sub in p.by_abspath:
+                                out.add(p.by_abspath[sub])
+            self._imported = out
+        return self._imported
+
+    def entries(self) -> List[int]:
+        """Scripts: a ``__main__`` guard, or module code that calls things and nobody imports."""
+        if self._entries is None:
+            imported = self.imported_files()
+            out = []
+            for fi, facts in enumerate(self.p.files):
+                base = os.path.basename(facts.path)
+                if base == "__init__.py" or base.startswith("test_") or base == "conftest.py":
+                    continue
+                if facts.has_main_guard:
+                    out.append(fi)
+                    continue
+                if fi in imported:
+                    continue
+                if any(c.scope == 0 for c in facts.calls) and any(
+                        st[0] in ("expr", "assign", "for", "while", "with") for st in facts.funcs[0].body):
+                    out.append(fi)
+            self._entries = out
+        return self._entries
+
+    def name_roles(self, fi: int) -> Set[str]:
+        base = os.path.splitext(os.path.basename(self.p.files[fi].path))[0]
+        return {role for role, rx in self.spec.file_names.items() if rx.search(base)}
+
+    def step_sites(self, role: str) -> List[Tuple[int, int]]:
+        """Every call in the project that performs a step of ``role``."""
+        hit = self._step_sites.get(role)
+        if hit is not None:
+            return hit
+        globs = self.spec.steps.get(role)
+        out: List[Tuple[int, int]] = []
+        if globs:
+            for fi, facts in enumerate(self.p.files):
+                for key in globs.keys_in(facts.callee_index):
+                    for cid in facts.callee_index[key]:
+                        if globs.any(self.p.call_names(fi, cid)):
+                            out.append((fi, cid))
+        self._step_sites[role] = out
+        return out
+
+    def reaching_entries(self, fi: int, scope: int) -> FrozenSet[int]:
+        """Entry scripts whose module code reaches function ``scope`` of file ``fi``."""
+        return self._reaching(fi, scope, frozenset())
+
+    def _reaching(self, fi: int, scope: int, stack: FrozenSet[Site]) -> FrozenSet[int]:
+        site = (fi, scope)
+        hit = self._reach.get(site)
+        if hit is not None:
+            return hit
+        if site in stack or len(stack) > 30:
+            return frozenset()
+        funcs = self.p.files[fi].funcs
+        if scope == 0:
+            out = frozenset((fi,)) if fi in set(self.entries()) else frozenset()
+            self._reach[site] = out
+            return out
+        f = funcs[scope]
+        acc: Set[int] = set()
+        if f.kind == "class":
+            acc |= self._reaching(fi, f.parent, stack | {site})
+        else:
+            for cfi, cid, _ in self.p.callers(Func(fi, scope)):
+                acc |= self._reaching(cfi, self.p.files[cfi].calls[cid].scope, stack | {site})
+            if f.kind == "lambda" or f.parent > 0 and funcs[f.parent].kind != "class":
+                # closures and lambdas run where they are passed; count their definer
+                acc |= self._reaching(fi, f.parent, stack | {site})
+        result = frozenset(acc)
+        if not stack:
+            self._reach[site] = result
+        return result
+
+    def entry_roles(self, fi: int) -> Set[str]:
+        roles = set(self.name_roles(fi))
+        for role in self.spec.steps:
+            for sfi, cid in self.step_sites(role):
+                scope = self.p.files[sfi].calls[cid].scope
+                if fi in self.reaching_entries(sfi, scope):
+                    roles.add(role)
+                    break
+        return roles
+
+    def entry_step_frameworks(self, fi: int, role: str) -> Set[str]:
+        """Frameworks of the ``role`` steps the entry reaches."""
+        out: Set[str] = set()
+        for sfi, cid in self.step_sites(role):
+            scope = self.p.files[sfi].calls[cid].scope
+            if fi in self.reaching_entries(sfi, scope):
+                for n in self.p.call_names(sfi, cid):
+                    fw = self.p.apis.framework_of(n)
+                    if n.startswith("?."):
+                        fw = "pytorch"  # `loss.backward()` on an untyped tensor
+                    if fw:
+                        out.add(fw)
+                        break
+        return out
+
+    def leading_sites(self, role: str) -> Set[Site]:
+        """Functions from which a ``role`` step is reachable (those on the backward paths)."""
+        hit = self._leads.get(role)
+        if hit is not None:
+            return hit
+        out: Set[Site] = set()
+        todo = [(sfi, self.p.files[sfi].calls[cid].scope) for sfi, cid in self.step_sites(role)]
+        while todo:
+            site = todo.pop()
+            if site in out:
+                continue
+            out.add(site)
+            fi, scope = site
+            if scope == 0:
+                continue
+            f = self.p.files[fi].funcs[scope]
+            if f.kind == "class":
+                continue
+            for cfi, cid, _ in self.p.callers(Func(fi, scope)):
+                todo.append((cfi, self.p.files[cfi].calls[cid].scope))
+            if f.kind == "lambda" or f.parent > 0:
+                todo.append((fi, f.parent))
+        self._leads[role] = out
+        return out
+
+    def main_path_line(self, fi: int, role: str) -> Tuple[int, int]:
+        """First statement on the entry's main path that leads to a ``role`` step."""
+        leads = self.leading_sites(role)
+        steps = {(sfi, cid) for sfi, cid in self.step_sites(role) if sfi == fi}
+        facts = self.p.files[fi]
+        scope = 0
+        visited: Set[int] = set()
+        last: Optional[Tuple[int, int]] = None
+        while scope not in visited:
+            visited.add(scope)
+            found = self._first_leading(fi, scope, facts.funcs[scope].body, leads, steps)
+            if found is None:
+                break
+            sid, target = found
+            last = facts.stmts[sid]
+            if target is None:
+                break
+            scope = target  # the statement calls a function of this file (e.g. main()): look inside
+        if last is not None:
+            return last
+        for st in facts.funcs[0].body:
+            if st[0] not in ("import", "def", "class"):
+                return facts.stmts[st[1]]
+        return (1, 1)
+
+    def _first_leading(self, fi: int, scope: int, block: Sequence[Stmt], leads: Set[Site],
+                       steps: Set[Tuple[int, int]]) -> Optional[Tuple[int, Optional[int]]]:
+        """(statement id, same-file function to descend into or None) of the first leading statement."""
+        for st in block:
+            if st[0] in ("def", "class", "import"):
+                continue
+            for cid in self.p.calls_in_stmt(fi, st, scope):
+                if (fi, cid) in steps:
+                    return st[1], None
+                for v in self.p.callee_values(fi, cid):
+                    target = v.func if hasattr(v, "func") and isinstance(getattr(v, "func"), Func) else v
+                    if isinstance(target, Func) and (target.file, target.index) in leads:
+                        if target.file == fi and st[0] in ("expr", "assign", "if"):
+                            return st[1], target.index
+                        return st[1], None
+        return None
+
+    # ------------------------------------------------------------------ pipeline context
+    def pipeline_context(self, fi: int, cid: int) -> Dict[str, str]:
+        """Roles (training/evaluation) the pipeline built by call ``cid`` serves, with reasons."""
+        return self._call_context(fi, cid, 0)
+
+    def _call_context(self, fi: int, cid: int, depth: int) -> Dict[str, str]:
+        key = ("c", fi, cid)
+        hit = self._ctx.get(key)
+        if hit is not None:
+            return hit
+        self._ctx[key] = {}
+        out = self._call_context_uncached(fi, cid, depth)
+        self._ctx[key] = out
+        return out
+
+    def _call_context_uncached(self, fi: int, cid: int, depth: int) -> Dict[str, str]:
+        p = self.p
+        facts = p.files[fi]
+        call = facts.calls[cid]
+        here = f"{facts.path}:{call.line}"
+        # 1. flags passed to this call, or to the calls that build its arguments
+        role = self._flag_role_of_call(fi, cid)
+        if role:
+            return {role[0]: f"{role[1]} at {here}"}
+        for a in call.args:
+            for inner in _arg_calls(p, fi, call.scope, a.value):
+                role = self._flag_role_of_call(fi, inner)
+                if role:
+                    return {role[0]: f"{role[1]} at {facts.path}:{facts.calls[inner].line}"}
+        # 2. an enclosing `if do_train:` / `if mode == "train":`
+        for test, positive in self.guards(fi, call.scope).get(call.stmt, ()):
+            role = self._guard_role(test, positive)
+            if role:
+                return {role: f"inside a branch taken when {'training' if role == TRAINING else 'evaluating'} ({here})"}
+        # 3. the variable the result is stored in
+        for name in self.assigned_names(fi, call.stmt):
+            role = self.word_role(name)
+            if role:
+                return {role: f"assigned to '{name}' at {facts.path}:{facts.stmts[call.stmt][0]}"}
+        return self._scope_context(fi, call.scope, depth)
+
+    def _scope_context(self, fi: int, scope: int, depth: int) -> Dict[str, str]:
+        key = ("s", fi, scope)
+        hit = self._ctx.get(key)
+        if hit is not None:
+            return hit
+        self._ctx[key] = {}
+        out = self._scope_context_uncached(fi, scope, depth)
+        self._ctx[key] = out
+        return out
+
+    def _scope_context_uncached(self, fi: int, scope: int, depth: int) -> Dict[str, str]:
+        p = self.p
+        facts = p.files[fi]
+        f = facts.funcs[scope]
+        # 4. the function's (or class's) name
+        if scope:
+            for part in reversed(f.qualname.split(".")):
+                role = self.word_role(part)
+                if role:
+                    return {role: f"built in '{f.qualname}'"}
+        # 5. how the callers use it: flag values, their own context
+        if scope and f.kind != "class" and depth < 6:
+            out: Dict[str, str] = {}
+            flags = [x.name for x in f.params if self._is_flag(x.name)]
+            for cfi, cid, bound in p.callers(Func(fi, scope)):
+                caller = p.files[cfi].calls[cid]
+                where = f"{p.files[cfi].path}:{caller.line}"
+                decided = False
+                for flag in flags:
+                    a = bound.get(flag)
+                    param = next(x for x in f.params if x.name == flag)
+                    expr = a.value if a is not None else param.default
+                    if expr is None:
+                        continue
+                    escope = caller.scope if a is not None else f.parent
+                    efi = cfi if a is not None else fi
+                    vals, known = p.constants(efi, escope, expr)
+                    roles = {self._flag_value_role(flag, v.value) for v in vals} - {None}
+                    if known and len(roles) == 1:
+                        r = roles.pop()
+                        text = f"{flag}={vals[0].value!r}" if a is not None else f"{flag} defaults to {vals[0].value!r}"
+                        out.setdefault(r, f"{f.qualname}({text}) called at {where}")
+                        decided = True
+                        break
+                if not decided:
+                    for r, why in self._call_context(cfi, cid, depth + 1).items():
+                        out.setdefault(r, why)
+            if out:
+                return out
+        # 6. the entry scripts that reach it
+        out = {}
+        for e in sorted(self.reaching_entries(fi, scope)):
+            for r in sorted(self.entry_roles(e) & {TRAINING, EVALUATION, INFERENCE}):
+                r = EVALUATION if r == INFERENCE else r
+                out.setdefault(r, f"reached from {'training' if r == TRAINING else 'evaluation'} script {p.files[e].path}")
+        return out
+
+    def _is_flag(self, name: str) -> bool:
+        s = self.spec
+        return name in s.train_flags or name in s.eval_flags or name in s.split_flags
+
+    def _flag_value_role(self, flag: str, value: Any) -> Optional[str]:
+        s = self.spec
+        if flag in s.train_flags and isinstance(value, bool):
+            return TRAINING if value else EVALUATION
+        if flag in s.eval_flags and isinstance(value, bool):
+            return EVALUATION if value else TRAINING
+        if flag in s.split_flags and isinstance(value, str):
+            v = value.lower()
+            if v in s.train_values:
+                return TRAINING
+            if self.word_role(v) == EVALUATION or v in ("val", "test", "eval", "valid", "validation", "infer"):
+                return EVALUATION
+        return None
+
+    def _flag_role_of_call(self, fi: int, cid: int) -> Optional[Tuple[str, str]]:
+        call = self.p.files[fi].calls[cid]
+        for a in call.args:
+            if a.keyword is None or not self._is_flag(a.keyword):
+                continue
+            vals, known = self.p.constants(fi, call.scope, a.value)
+            roles = {self._flag_value_role(a.keyword, v.value) for v in vals} - {None}
+            if known and len(roles) == 1:
+                return roles.pop(), f"{a.keyword}={a.text}"
+        return None
+
+    def _guard_role(self, test: Expr, positive: bool) -> Optional[str]:
+        role: Optional[str] = None
+        if test[0] == "name" and self._is_flag(test[1]):
+            role = self._flag_value_role(test[1], True)
+        elif test[0] == "attr" and self._is_flag(test[2]):
+            role = self._flag_value_role(test[2], True)
+        elif test[0] == "unary" and test[1] == "not":
+            role = self._guard_role(test[2], True)
+            role = {TRAINING: EVALUATION, EVALUATION: TRAINING}.get(role) if role else None
+        elif test[0] == "compare" and len(test[1]) == 1 and test[1][0] in ("==", "!="):
+            left, right = test[2]
+            name = left[1] if left[0] == "name" else left[2] if left[0] == "attr" else None
+            if name and self._is_flag(name) and right[0] == "const":
+                role = self._flag_value_role(name, right[1])
+                if test[1][0] == "!=" and role:
+                    role = {TRAINING: EVALUATION, EVALUATION: TRAINING}[role]
+        if role is None:
+            return None
+        if not positive:
+            return {TRAINING: EVALUATION, EVALUATION: TRAINING}[role]
+        return role
+
+    def guards(self, fi: int, scope: int) -> Dict[int, Tuple[Tuple[Expr, bool], ...]]:
+        """statement id → enclosing (if-test, branch) pairs within its function."""
+        key = (fi, scope)
+        hit = self._guards.get(key)
+        if hit is None:
+            hit = {}
+            _collect_guards(self.p.files[fi].funcs[scope].body, (), hit)
+            self._guards[key] = hit
+        return hit
+
+    def assigned_names(self, fi: int, sid: int) -> Tuple[str, ...]:
+        """Names a statement assigns (``train_ds = ...``, ``self.val_loader = ...``)."""
+        table = self._targets.get(fi)
+        if table is None:
+            table = {}
+            for a in self.p.files[fi].assigns:
+                t = a.target
+                name = t[1] if t[0] == "name" else t[2] if t[0] == "attr" else None
+                if name and a.value[0] not in ("param", "import", "def", "class", "iter", "except"):
+                    table[a.stmt] = table.get(a.stmt, ()) + (name,)
+            self._targets[fi] = table
+        return table.get(sid, ())
+
+
+def _collect_guards(block: Sequence[Stmt], guards: Tuple[Tuple[Expr, bool], ...],
+                    out: Dict[int, Tuple[Tuple[Expr, bool], ...]]) -> None:
+    for st in block:
+        out[st[1]] = guards
+        if st[0] == "if":
+            _collect_guards(st[3], guards + ((st[2], True),), out)
+            _collect_guards(st[4], guards + ((st[2], False),), out)
+        else:
+            for b in child_blocks(st):
+                _collect_guards(b, guards, out)
+
+
+def _arg_calls(p: Project, fi: int, scope: int, e: Expr) -> List[int]:
+    """Calls that build an argument: the call itself, or the calls bound to a local name."""
+    if e[0] == "call":
+        return [e[1]]
+    if e[0] == "name":
+        out = []
+        for aid in e[2]:
+            v = p.files[fi].assigns[aid].value
+            if v[0] == "call":
+                out.append(v[1])
+        return out
+    return []

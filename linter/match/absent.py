@@ -1,0 +1,138 @@
+"""Stage 5e: absence rules — something required never happens in a scope.
+
+``entry`` scope: for each entry script of the given role, the requirement must be met by
+a call reachable from it: in its module code, in any function its code calls (in any file),
+or in the module code of a project module it imports. Reachability is answered backwards
+from the few calls that could satisfy the rule, so helpers in other files count without
+resolving the whole project.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from linter.compiler.build import AbsentSpec, CompiledRule
+from linter.match.context import MatchContext
+from linter.match.findings import make_finding
+from linter.model import Finding
+
+
+def import_closure(mc: MatchContext, fi: int) -> Set[int]:
+    p = mc.p
+    out = {fi}
+    todo = [fi]
+    while todo:
+        cur = todo.pop()
+        for imp in p.files[cur].imports:
+            for module, level in ((imp.module, imp.level),
+                                  ((imp.module + "." if imp.module else "") + (imp.name or ""), imp.level)):
+                if not module:
+                    continue
+                t = p.file_of(cur, module, level)
+                if t is not None and t >= 0 and t not in out:
+                    out.add(t)
+                    todo.append(t)
+    return out
+
+
+def _satisfied_by(mc: MatchContext, spec: AbsentSpec, rule: CompiledRule) -> List[Tuple[int, int]]:
+    """Every call in the project that meets one of the requirements."""
+    out: List[Tuple[int, int]] = []
+    allfiles = range(len(mc.p.files))
+    for pattern in spec.require:
+        for fi, cid in mc.candidates(pattern, allfiles):
+            if mc.match(pattern, fi, cid, framework=rule.framework) is not None:
+                out.append((fi, cid))
+    return out
+
+
+def _near_misses(mc: MatchContext, closure: Set[int], good: Set[Tuple[int, int]]) -> str:
+    """Seed-like calls that were seen but do not count (for the message)."""
+    seen: List[str] = []
+    for fi in sorted(closure):
+        facts = mc.p.files[fi]
+        for key, ids in facts.callee_index.items():
+            if "seed" not in key.lower():
+                continue
+            for cid in ids:
+                if (fi, cid) in good:
+                    continue
+                call = facts.calls[cid]
+                text = f"`{call.dotted or key}(...)` ({facts.path}:{call.line})"
+                if text not in seen:
+                    seen.append(text)
+    return ", ".join(seen[:3])
+
+
+def run_absent_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: str) -> List[Finding]:
+    spec: AbsentSpec = rule.spec
+    if spec.scope != "entry":
+        return _run_local(rule, mc, files, lang)
+    role = spec.entry_role or "training"
+    sites = _satisfied_by(mc, spec, rule)
+    good = set(sites)
+    out: List[Finding] = []
+    linted = set(files)
+    for e in mc.roles.entries():
+        if e not in linted:
+            continue
+        if role not in mc.roles.entry_roles(e):
+            continue
+        if spec.framework:
+            fws = mc.roles.entry_step_frameworks(e, role)
+            if not fws:
+                fws = set(mc.file_frameworks(e))
+            if spec.framework not in fws:
+                continue
+        closure = import_closure(mc, e)
+        if any(_reaches(mc, e, closure, fi, cid) for fi, cid in sites):
+            continue
+        line, col = mc.roles.main_path_line(e, role)
+        data: Dict[str, str] = {"entry": mc.p.files[e].path}
+        misses = _near_misses(mc, closure, good)
+        if misses:
+            data["seed_calls"] = misses
+        out.append(make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang))
+    return out
+
+
+def _reaches(mc: MatchContext, entry: int, closure: Set[int], fi: int, cid: int) -> bool:
+    scope = mc.p.files[fi].calls[cid].scope
+    if scope == 0:
+        return fi in closure
+    return entry in mc.roles.reaching_entries(fi, scope)
+
+
+def _run_local(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: str) -> List[Finding]:
+    """``file`` / ``function`` scope: each trigger needs a requirement in the same file/function
+    (directly or in a project function it calls)."""
+    spec: AbsentSpec = rule.spec
+    assert spec.trigger is not None
+    out: List[Finding] = []
+    for fi, cid in mc.candidates(spec.trigger, files):
+        if mc.match(spec.trigger, fi, cid, framework=rule.framework) is None:
+            continue
+        call = mc.p.files[fi].calls[cid]
+        scopes = range(len(mc.p.files[fi].funcs)) if spec.scope == "file" else [call.scope]
+        if any(_scope_has(mc, spec, rule, fi, s, set()) for s in scopes):
+            continue
+        out.append(make_finding(rule, mc.p.files[fi].path, (call.line, call.column, call.end_line, call.end_column),
+                                {"callee": call.dotted or ""}, lang))
+    return out
+
+
+def _scope_has(mc: MatchContext, spec: AbsentSpec, rule: CompiledRule, fi: int, scope: int,
+               seen: Set[Tuple[int, int]]) -> bool:
+    if (fi, scope) in seen or len(seen) > 200:
+        return False
+    seen.add((fi, scope))
+    facts = mc.p.files[fi]
+    for cid, c in enumerate(facts.calls):
+        if c.scope != scope:
+            continue
+        for pattern in spec.require:
+            if mc.match(pattern, fi, cid, framework=rule.framework) is not None:
+                return True
+        for t, _ in mc.p.call_targets(fi, cid):
+            if _scope_has(mc, spec, rule, t.file, t.index, seen):
+                return True
+    return False

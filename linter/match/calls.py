@@ -1,0 +1,40 @@
+"""Stage 5d: call rules — one finding per call that matches the pattern and its predicates."""
+from __future__ import annotations
+
+from typing import Iterable, List
+
+from linter.compiler.build import CallPattern, CompiledRule
+from linter.match.context import CallSite, MatchContext
+from linter.match.findings import make_finding
+from linter.model import Finding
+
+
+def call_span(site: CallSite, at: str = "call") -> tuple:
+    c = site.call
+    if at.startswith("arg:"):
+        a = site.arg(at[4:])
+        if a is not None:
+            return (a.line, a.column, a.end_line, a.end_column)
+    return (c.line, c.column, c.end_line, c.end_column)
+
+
+def site_data(mc: MatchContext, site: CallSite) -> dict:
+    data = dict(site.data)
+    data.setdefault("callee", site.call.dotted or site.qual.rsplit(".", 1)[-1])
+    data.setdefault("qualname", site.qual)
+    if site.version:
+        data.setdefault("framework_version", site.version)
+        data.setdefault("assumed_version", mc.version_label(site.framework))
+    return data
+
+
+def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], lang: str) -> List[Finding]:
+    pattern: CallPattern = rule.spec
+    out: List[Finding] = []
+    for fi, cid in mc.candidates(pattern, files):
+        site = mc.match(pattern, fi, cid, framework=rule.framework)
+        if site is None:
+            continue
+        out.append(make_finding(rule, mc.p.files[fi].path, call_span(site, rule.report_at),
+                                site_data(mc, site), lang))
+    return out

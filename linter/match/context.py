@@ -1,0 +1,403 @@
+"""Stage 5a: what every matcher needs — candidate calls, call patterns, bound arguments,
+and where values come from.
+
+Rules are dispatched by name: a pattern's globs name the last segment of the callee
+(``Dropout`` for ``mindspore.nn.Dropout``), so only calls indexed under matching segments
+are resolved. Patterns on instance calls (``X.__call__``) or on ``creates`` look at more
+calls but still resolve each one once (the project index memoises).
+"""
+from __future__ import annotations
+
+import fnmatch
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+from linter.compiler.build import CallPattern, GlobSet
+from linter.facts.ir import child_blocks
+from linter.facts.model import ArgFact, CallFact, Expr, FileFacts, Stmt
+from linter.index.apis import NO_DEFAULT, Expression, Param as ApiParam, parse_version
+from linter.index.project import BoundArgs, Project, bind_args
+from linter.index.roles import Roles
+from linter.index.values import Bound, Cls, Ext, Func, Obj
+
+Call = Tuple[int, int]
+"""(file index, call id)."""
+
+
+class CallSite:
+    """A call that matched a pattern, with its arguments bound to a signature."""
+
+    __slots__ = ("fi", "cid", "call", "names", "bound", "params", "qual", "framework", "version", "data")
+
+    def __init__(self, fi: int, cid: int, call: CallFact, names: Tuple[str, ...], bound: BoundArgs,
+                 params: Optional[Sequence[ApiParam]], qual: str, framework: Optional[str],
+                 version: Optional[str]) -> None:
+        self.fi = fi
+        self.cid = cid
+        self.call = call
+        self.names = names
+        self.bound = bound
+        self.params = params
+        self.qual = qual
+        self.framework = framework
+        self.version = version
+        self.data: Dict[str, str] = {}
+
+    def default(self, name: str) -> Any:
+        """The signature default of parameter ``name`` (NO_DEFAULT if required/unknown)."""
+        for p in self.params or ():
+            if p.name == name:
+                return p.default
+        return NO_DEFAULT
+
+    def arg(self, name: str) -> Optional[ArgFact]:
+        a = self.bound.get(name)
+        if a is not None:
+            return a
+        if name.isdigit():
+            positional = [x for x in self.call.args if x.keyword is None and not x.star]
+            i = int(name)
+            return positional[i] if i < len(positional) else None
+        if self.params is None or all(p.name != name for p in self.params):
+            # Not in the known signature (e.g. `training=` through **kwargs): match by keyword.
+            for x in self.call.args:
+                if x.keyword == name:
+                    return x
+        return None
+
+
+class MatchContext:
+    """Project index + roles + the options of this run."""
+
+    def __init__(self, project: Project, roles: Roles, versions: Dict[str, str]) -> None:
+        self.p = project
+        self.roles = roles
+        self.versions = versions
+        self.version_sources: Dict[str, str] = {}
+        """framework → where its version came from: ``config``, ``command line``, ``installed``."""
+        self._class_keys: Dict[Tuple[str, ...], Dict[int, Set[str]]] = {}
+        self._withs: Dict[Tuple[int, int], Dict[int, Tuple[int, ...]]] = {}
+        self._loops: Dict[Tuple[int, int], Dict[int, Tuple[Stmt, ...]]] = {}
+        self._result_uses: Dict[int, Dict[int, Tuple[str, ...]]] = {}
+        self._file_fw: Dict[int, FrozenSet[str]] = {}
+        self._used_by: Dict[Tuple[int, int, int], bool] = {}
+        self.assume: Dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ versions
+    def version_label(self, framework: Optional[str]) -> str:
+        """E.g. ``MindSpore 2.10.0 (default)`` — said in messages whose meaning depends on it."""
+        if framework is None:
+            return ""
+        pretty = {"mindspore": "MindSpore", "pytorch": "PyTorch", "tensorflow": "TensorFlow"}.get(framework, framework)
+        version = self.version_of(framework) or "?"
+        how = self.version_sources.get(framework, "default")
+        return f"{pretty} {version} ({how})"
+
+    def version_of(self, framework: Optional[str]) -> Optional[str]:
+        if framework is None:
+            return None
+        v = self.versions.get(framework)
+        if v:
+            return v
+        fw = self.p.apis.frameworks.get(framework)
+        return fw.default_version if fw else None
+
+    # ------------------------------------------------------------------ candidates
+    def candidates(self, pattern: CallPattern, files: Iterable[int]) -> Iterator[Call]:
+        """Calls that may match ``pattern`` (cheap, by callee name), in file/id order."""
+        for fi in files:
+            facts = self.p.files[fi]
+            if pattern.scan_all and pattern.creates is None:
+                yield from ((fi, cid) for cid in range(len(facts.calls)))
+                continue
+            keys: Set[str] = set()
+            if pattern.names is not None:
+                keys.update(pattern.names.keys_in(facts.callee_index))
+            if pattern.creates is not None:
+                keys.update(pattern.creates.keys_in(facts.callee_index))
+                keys.update(k for k in self._subclass_keys(pattern.creates).get(fi, ()) if k in facts.callee_index)
+                keys.update(k for names in self._subclass_keys(pattern.creates).values() for k in names
+                            if k in facts.callee_index)
+            ids: Set[int] = set()
+            for k in keys:
+                ids.update(facts.callee_index[k])
+            for cid in sorted(ids):
+                yield fi, cid
+
+    def _subclass_keys(self, globs: GlobSet) -> Dict[int, Set[str]]:
+        """Names of project classes deriving from ``globs`` (by defining file)."""
+        hit = self._class_keys.get(globs.globs)
+        if hit is None:
+            hit = {}
+            for fi, facts in enumerate(self.p.files):
+                for ci, c in enumerate(facts.classes):
+                    if globs.any(self.p.framework_bases(Cls(fi, ci))):
+                        hit.setdefault(fi, set()).add(c.name)
+            self._class_keys[globs.globs] = hit
+        return hit
+
+    # ------------------------------------------------------------------ pattern test
+    def match(self, pattern: CallPattern, fi: int, cid: int, framework: Optional[str] = None) -> Optional[CallSite]:
+        """A :class:`CallSite` if call ``cid`` of file ``fi`` matches ``pattern``."""
+        from linter.match.predicates import evaluate
+
+        p = self.p
+        names = p.call_names(fi, cid)
+        if not names:
+            return None
+        qual = ""
+        if pattern.names is not None:
+            hits = [n for n in names if pattern.names.match(n)]
+            if not hits:
+                return None
+            qual = hits[0]
+            if all(h.startswith("?.") for h in hits) and framework is not None \
+                    and framework not in self.file_frameworks(fi):
+                return None  # an untyped receiver only counts in files that use the framework
+        if pattern.not_names is not None and pattern.not_names.any(names):
+            return None
+        if pattern.creates is not None:
+            made = self.created_types(fi, cid)
+            if not pattern.creates.any(made):
+                return None
+            qual = qual or names[0]
+        site = self.bind(fi, cid, names, qual or names[0])
+        if pattern.inside_with is not None and not self._inside_with(pattern.inside_with, fi, cid):
+            return None
+        if pattern.not_inside_with is not None and self._inside_with(pattern.not_inside_with, fi, cid):
+            return None
+        saved = self.assume
+        try:
+            if pattern.pipeline is not None:
+                ctx = self.roles.pipeline_context(fi, cid)
+                if pattern.pipeline not in ctx:
+                    return None
+                site.data["pipeline_reason"] = ctx[pattern.pipeline]
+                self.assume = self._assumptions(pattern.pipeline)
+            if pattern.where is not None and not evaluate(pattern.where, site, self):
+                return None
+        finally:
+            self.assume = saved
+        return site
+
+    def _assumptions(self, role: str) -> Dict[str, Any]:
+        spec = self.roles.spec
+        training = role == "training"
+        out: Dict[str, Any] = {}
+        for f in spec.train_flags:
+            out[f] = training
+        for f in spec.eval_flags:
+            out[f] = not training
+        for f in spec.split_flags:
+            out[f] = "train" if training else "eval"
+        return out
+
+    def bind(self, fi: int, cid: int, names: Tuple[str, ...], qual: str) -> CallSite:
+        """Bind the call's arguments to the signature of ``qual`` (version-aware) or of the project callee."""
+        p = self.p
+        call = p.files[fi].calls[cid]
+        framework = p.apis.framework_of(qual) if qual and not qual.startswith("?.") else None
+        version = self.version_of(framework)
+        params: Optional[Sequence[ApiParam]] = None
+        api = p.apis.get(qual) if qual else None
+        if api is not None:
+            params = api.signature(parse_version(version) if version else None)
+        skip_first = False
+        if params is None:
+            for v in sorted(p.callee_values(fi, cid), key=repr):
+                sig, skip = p.signature_of(v)
+                if sig is not None:
+                    params, skip_first = sig, skip
+                    break
+        bound = bind_args(call.args, params or (), skip_first) if params is not None else BoundArgs()
+        if params is None:
+            bound.uncertain = True
+            for a in call.args:
+                if a.keyword is not None:
+                    bound.args[a.keyword] = a
+        return CallSite(fi, cid, call, names, bound, params, qual, framework, version)
+
+    def created_types(self, fi: int, cid: int) -> List[str]:
+        """Qualified names of the class instantiated by a call and all its bases."""
+        out: List[str] = []
+        for v in self.p.callee_values(fi, cid):
+            if isinstance(v, Cls):
+                out += self.p.type_quals(v)
+            elif isinstance(v, Ext) and self.p.apis.is_class(v.qual):
+                out += list(self.p.apis.mro(v.qual))
+        return out
+
+    # ------------------------------------------------------------------ structure
+    def withs(self, fi: int, scope: int) -> Dict[int, Tuple[int, ...]]:
+        """statement id → call ids of the enclosing ``with`` items (innermost last)."""
+        key = (fi, scope)
+        hit = self._withs.get(key)
+        if hit is None:
+            hit = {}
+            self._collect_withs(fi, scope, self.p.files[fi].funcs[scope].body, (), hit)
+            self._withs[key] = hit
+        return hit
+
+    def _collect_withs(self, fi: int, scope: int, block: Sequence[Stmt], outer: Tuple[int, ...],
+                       out: Dict[int, Tuple[int, ...]]) -> None:
+        for st in block:
+            out[st[1]] = outer
+            inner = outer
+            if st[0] == "with":
+                items = tuple(e[1] for e, _ids in st[2] if e[0] == "call")
+                inner = outer + items
+            for b in child_blocks(st):
+                self._collect_withs(fi, scope, b, inner, out)
+
+    def _inside_with(self, pattern: CallPattern, fi: int, cid: int) -> bool:
+        call = self.p.files[fi].calls[cid]
+        for wcid in self.withs(fi, call.scope).get(call.stmt, ()):
+            if self.match(pattern, fi, wcid) is not None:
+                return True
+        return False
+
+    def loops(self, fi: int, scope: int) -> Dict[int, Tuple[Stmt, ...]]:
+        """statement id → enclosing loop statements (innermost last)."""
+        key = (fi, scope)
+        hit = self._loops.get(key)
+        if hit is None:
+            hit = {}
+            _collect_loops(self.p.files[fi].funcs[scope].body, (), hit)
+            self._loops[key] = hit
+        return hit
+
+    def in_loop(self, fi: int, cid: int) -> bool:
+        call = self.p.files[fi].calls[cid]
+        return bool(self.loops(fi, call.scope).get(call.stmt))
+
+    def loop_contains(self, fi: int, cid: int, globs: GlobSet) -> bool:
+        call = self.p.files[fi].calls[cid]
+        loops = self.loops(fi, call.scope).get(call.stmt)
+        if not loops:
+            return False
+        for other in self.p.calls_in_stmt(fi, loops[-1], call.scope):
+            if globs.any(self.p.call_names(fi, other)):
+                return True
+        return False
+
+    def result_methods(self, fi: int, cid: int) -> Tuple[str, ...]:
+        """Methods called on the result of call ``cid`` (chained, or through a local name)."""
+        table = self._result_uses.get(fi)
+        if table is None:
+            tmp: Dict[int, List[str]] = {}
+            facts = self.p.files[fi]
+            for c in facts.calls:
+                if c.func[0] != "attr":
+                    continue
+                base = c.func[1]
+                if base[0] == "call":
+                    tmp.setdefault(base[1], []).append(c.func[2])
+                elif base[0] == "name":
+                    for aid in base[2]:
+                        v = facts.assigns[aid].value
+                        if v[0] == "call":
+                            tmp.setdefault(v[1], []).append(c.func[2])
+            table = {k: tuple(v) for k, v in tmp.items()}
+            self._result_uses[fi] = table
+        return table.get(cid, ())
+
+    def file_frameworks(self, fi: int) -> FrozenSet[str]:
+        """Frameworks a file imports (directly or through the project modules it imports)."""
+        hit = self._file_fw.get(fi)
+        if hit is not None:
+            return hit
+        self._file_fw[fi] = frozenset()
+        out: Set[str] = set()
+        p = self.p
+        for imp in p.files[fi].imports:
+            target = p.file_of(fi, imp.module, imp.level)
+            if target is None:
+                fw = p.apis.framework_of(p.apis.canonical(imp.module or "")) if imp.module else None
+                if fw:
+                    out.add(fw)
+            elif target >= 0 and target != fi:
+                out |= self.file_frameworks(target)
+        result = frozenset(out)
+        self._file_fw[fi] = result
+        return result
+
+    # ------------------------------------------------------------------ provenance
+    def origin_calls(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Tuple[List[Call], bool]:
+        """Calls whose result ``e`` may be (through names, ``self`` attributes, parameters and
+        project-function returns); the flag is False when some path ends elsewhere."""
+        if depth > 8:
+            return [], False
+        tag = e[0]
+        if tag == "call":
+            out = [(fi, e[1])]
+            # a project function's result also comes from the calls it returns
+            return out, True
+        if tag in ("name", "attr"):
+            srcs = self.p.defining_exprs(fi, scope, e)
+            if not srcs:
+                return [], False
+            acc: List[Call] = []
+            complete = True
+            for sfi, sscope, sexpr, _line, _via in srcs:
+                if sexpr is None:
+                    complete = False
+                    continue
+                calls, ok = self.origin_calls(sfi, sscope, sexpr, depth + 1)
+                acc += calls
+                complete = complete and ok
+            return acc, complete
+        if tag == "ifexp":
+            a, ka = self.origin_calls(fi, scope, e[2], depth + 1)
+            b, kb = self.origin_calls(fi, scope, e[3], depth + 1)
+            return a + b, ka and kb
+        return [], False
+
+    def result_used_by(self, pattern: CallPattern, fi: int, cid: int) -> bool:
+        """Whether a call matching ``pattern`` acts on an object derived from call ``cid``'s result."""
+        key = (id(pattern), fi, cid)
+        hit = self._used_by.get(key)
+        if hit is not None:
+            return hit
+        self._used_by[key] = False
+        origin = (fi, cid)
+        found = False
+        for gfi, gcid in self.candidates(pattern, range(len(self.p.files))):
+            c = self.p.files[gfi].calls[gcid]
+            recv_exprs: List[Expr] = []
+            if c.func[0] == "attr":
+                recv_exprs.append(c.func[1])
+            recv_exprs += [a.value for a in c.args[:1]]
+            for rexpr in recv_exprs:
+                vals = self.p.values(gfi, c.scope, rexpr)
+                if any(isinstance(v, Obj) and v.origin == origin for v in _expand(self.p, vals)):
+                    if self.match(pattern, gfi, gcid) is not None:
+                        found = True
+                        break
+            if found:
+                break
+        self._used_by[key] = found
+        return found
+
+
+def _expand(p: Project, vals: FrozenSet[Any]) -> Set[Any]:
+    from linter.index.values import Param
+
+    out: Set[Any] = set()
+    for v in vals:
+        if isinstance(v, Param):
+            out |= p.param_values(v)
+        else:
+            out.add(v)
+    return out
+
+
+def _collect_loops(block: Sequence[Stmt], outer: Tuple[Stmt, ...], out: Dict[int, Tuple[Stmt, ...]]) -> None:
+    for st in block:
+        out[st[1]] = outer
+        if st[0] in ("for", "while"):
+            body = st[4] if st[0] == "for" else st[3]
+            _collect_loops(body, outer + (st,), out)
+            orelse = st[5] if st[0] == "for" else st[4]
+            _collect_loops(orelse, outer, out)
+        else:
+            for b in child_blocks(st):
+                _collect_loops(b, outer, out)

@@ -1,0 +1,263 @@
+"""Stage 5b: evaluate a rule's ``where`` predicate on a matched call.
+
+Leaf tests record what they saw (source text, constant values, provenance) in
+``CallSite.data`` so messages can say *which* value and *where it came from*.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, List, Optional, Tuple
+
+from linter.compiler.build import ArgPred, BoolPred, CallPred, ValueTest
+from linter.facts.model import ArgFact, Expr
+from linter.index.apis import NO_DEFAULT, Expression
+from linter.index.values import Cls, Func, Obj, Valued
+from linter.match.context import CallSite, MatchContext
+
+
+def evaluate(pred: Any, site: CallSite, mc: MatchContext) -> bool:
+    if isinstance(pred, BoolPred):
+        if pred.op == "all":
+            return all(evaluate(x, site, mc) for x in pred.items)
+        if pred.op == "any":
+            return any(evaluate(x, site, mc) for x in pred.items)
+        return not evaluate(pred.items[0], site, mc)
+    if isinstance(pred, CallPred):
+        return _call_pred(pred, site, mc)
+    return _arg_pred(pred, site, mc)
+
+
+# ---------------------------------------------------------------------------- values
+def _num(v: Any) -> Optional[float]:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v)
+
+
+def _equal(a: Any, b: Any, tol: float) -> bool:
+    na, nb = _num(a), _num(b)
+    if na is not None and nb is not None:
+        return math.isclose(na, nb, rel_tol=tol, abs_tol=tol * 1e-3)
+    return type(a) is type(b) and a == b
+
+
+def value_passes(test: ValueTest, v: Any) -> bool:
+    tol = test.tolerance
+    if test.has_eq and not _equal(v, test.eq, tol):
+        return False
+    if test.has_ne and _equal(v, test.ne, tol):
+        return False
+    n = _num(v)
+    for bound, op in ((test.lt, "lt"), (test.le, "le"), (test.gt, "gt"), (test.ge, "ge")):
+        if bound is None:
+            continue
+        if n is None:
+            return False
+        if op == "lt" and not n < bound:
+            return False
+        if op == "le" and not (n < bound or math.isclose(n, bound, rel_tol=tol)):
+            return False
+        if op == "gt" and not n > bound:
+            return False
+        if op == "ge" and not (n > bound or math.isclose(n, bound, rel_tol=tol)):
+            return False
+    if test.in_ is not None and not any(_equal(v, x, tol) for x in test.in_):
+        return False
+    if test.not_in is not None and any(_equal(v, x, tol) for x in test.not_in):
+        return False
+    if test.type is not None:
+        t = {"int": int, "float": float, "str": str, "bool": bool}.get(test.type)
+        if test.type == "none" and v is not None:
+            return False
+        if test.type == "number" and _num(v) is None:
+            return False
+        if t is not None and type(v) is not t:
+            return False
+    if test.truthy is not None and bool(v) != test.truthy:
+        return False
+    return True
+
+
+def arg_values(site: CallSite, mc: MatchContext, a: Optional[ArgFact], name: str,
+               default_applies: bool) -> Tuple[List[Valued], bool]:
+    """Constant values of an argument (or of its default when it is missing)."""
+    p = mc.p
+    if a is not None:
+        saved = p.assume
+        p.assume = mc.assume
+        try:
+            return p.constants(site.fi, site.call.scope, a.value)
+        finally:
+            p.assume = saved
+    if not default_applies or site.bound.uncertain:
+        return [], False
+    d = site.default(name)
+    if d is NO_DEFAULT or isinstance(d, Expression):
+        return [], False
+    return [Valued(d, p.files[site.fi].path, site.call.line, "default")], True
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return repr(round(v, 10)) if abs(v - round(v, 10)) < 1e-12 else repr(v)
+    return repr(v)
+
+
+def _record(site: CallSite, name: str, a: Optional[ArgFact], vals: List[Valued]) -> None:
+    if name in site.data:
+        return
+    site.data[name] = a.text if a is not None else "(default)"
+    if vals:
+        uniq: List[str] = []
+        for v in vals:
+            s = _fmt(v.value)
+            if s not in uniq:
+                uniq.append(s)
+        site.data[f"{name}.value"] = ", ".join(uniq[:4])
+        via = next((v for v in vals if v.via and v.via != "default"), None)
+        if via is not None:
+            site.data[f"{name}.via"] = f"{_fmt(via.value)} at {via.path}:{via.line} ({via.via})"
+        elif vals[0].line and a is not None and a.value[0] != "const":
+            site.data[f"{name}.via"] = f"{_fmt(vals[0].value)} at {vals[0].path}:{vals[0].line}"
+
+
+def arg_name(e: Expr) -> Optional[str]:
+    if e[0] == "name":
+        return e[1]
+    if e[0] == "attr":
+        return e[2]
+    if e[0] == "subscript" and e[2][0] == "const" and isinstance(e[2][1], str):
+        return e[2][1]  # cfg["dropout_rate"]
+    return None
+
+
+def arg_kind(e: Expr) -> str:
+    tag = e[0]
+    if tag == "const":
+        return "literal"
+    if tag == "name":
+        return "name"
+    if tag == "attr":
+        return "attribute"
+    if tag == "call":
+        return "call"
+    if tag == "star":
+        return "starred"
+    if tag == "unary" and e[2][0] == "const":
+        return "literal"
+    return "expression"
+
+
+def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
+    a = site.arg(pred.arg)
+    if pred.missing is not None:
+        missing = a is None
+        if missing and site.bound.uncertain:
+            return False  # hidden behind *args/**kwargs: cannot tell, so never claim it is missing
+        if missing != pred.missing:
+            return False
+    if pred.positional is not None:
+        if a is None or (a.keyword is None) != pred.positional:
+            return False
+    if pred.kinds:
+        if a is None or arg_kind(a.value) not in pred.kinds:
+            return False
+    if pred.source_re is not None or pred.source_not_re is not None:
+        if a is None:
+            return False
+        if pred.source_re is not None and not pred.source_re.search(a.text):
+            return False
+        if pred.source_not_re is not None and pred.source_not_re.search(a.text):
+            return False
+    if pred.name_re is not None or pred.name_not_re is not None:
+        n = arg_name(a.value) if a is not None else None
+        if n is None:
+            return False
+        if pred.name_re is not None and not pred.name_re.search(n):
+            return False
+        if pred.name_not_re is not None and pred.name_not_re.search(n):
+            return False
+        site.data.setdefault(pred.arg, a.text if a is not None else "")
+        site.data.setdefault(f"{pred.arg}.name", n)
+    if pred.value is not None or pred.known is not None:
+        vals, complete = arg_values(site, mc, a, pred.arg, pred.default_applies)
+        if pred.known is not None and (complete and bool(vals)) != pred.known:
+            return False
+        if pred.value is not None:
+            passing = [v for v in vals if value_passes(pred.value, v.value)]
+            if pred.quantifier == "all":
+                if not (complete and vals and len(passing) == len(vals)):
+                    return False
+            elif not passing:
+                return False
+            _record(site, pred.arg, a, passing)
+    if pred.from_call is not None or pred.made_by is not None:
+        if a is None:
+            return False
+        calls, complete = mc.origin_calls(site.fi, site.call.scope, a.value)
+        names = [mc.p.call_names(cfi, ccid) for cfi, ccid in calls]
+        if pred.from_call is not None:
+            if not (calls and complete and all(pred.from_call.any(n) for n in names)):
+                return False
+        if pred.made_by is not None and not any(pred.made_by.any(n) for n in names):
+            return False
+    if pred.is_generator is not None:
+        if a is None or _is_generator(site, mc, a) != pred.is_generator:
+            return False
+    if pred.is_subclass_instance is not None:
+        if a is None:
+            return False
+        vals2 = mc.p.values(site.fi, site.call.scope, a.value)
+        if not any(isinstance(v, Obj) and isinstance(v.type, Cls)
+                   and pred.is_subclass_instance.any(mc.p.framework_bases(v.type)) for v in vals2):
+            return False
+    return True
+
+
+def _is_generator(site: CallSite, mc: MatchContext, a: ArgFact) -> bool:
+    """A generator function, its result, or an iterator object without random access."""
+    p = mc.p
+    for v in p.values(site.fi, site.call.scope, a.value):
+        if isinstance(v, Func) and p.files[v.file].funcs[v.index].is_generator:
+            return True
+        if isinstance(v, Obj) and isinstance(v.type, Cls):
+            methods = set()
+            for k in p.project_mro(v.type):
+                methods |= set(p.files[k.file].classes[k.index].methods)
+            if ("__iter__" in methods or "__next__" in methods) and "__getitem__" not in methods:
+                return True
+    calls, _ = mc.origin_calls(site.fi, site.call.scope, a.value)
+    for cfi, ccid in calls:
+        for v in p.callee_values(cfi, ccid):
+            if isinstance(v, Func) and p.files[v.file].funcs[v.index].is_generator:
+                return True
+    return False
+
+
+def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
+    p = mc.p
+    call = site.call
+    if pred.in_function is not None:
+        qual = p.files[site.fi].funcs[call.scope].qualname
+        if not pred.in_function.search(qual):
+            return False
+    if pred.in_loop is not None and mc.in_loop(site.fi, site.cid) != pred.in_loop:
+        return False
+    if pred.loop_contains is not None and not mc.loop_contains(site.fi, site.cid, pred.loop_contains):
+        return False
+    if pred.result_method:
+        if not set(pred.result_method) & set(mc.result_methods(site.fi, site.cid)):
+            return False
+    if pred.receiver_made_by is not None:
+        if call.func[0] != "attr":
+            return False
+        calls, _ = mc.origin_calls(site.fi, call.scope, call.func[1])
+        if not any(pred.receiver_made_by.any(p.call_names(cfi, ccid)) for cfi, ccid in calls):
+            return False
+    if pred.callee_made_by is not None:
+        calls, _ = mc.origin_calls(site.fi, call.scope, call.func)
+        if not any(pred.callee_made_by.any(p.call_names(cfi, ccid)) for cfi, ccid in calls):
+            return False
+    if pred.result_used_by is not None and not mc.result_used_by(pred.result_used_by, site.fi, site.cid):
+        return False
+    return True

@@ -1,0 +1,113 @@
+"""Data that crosses pipeline stages: severities, findings and diagnostics."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional, Tuple
+
+
+class Severity(str, enum.Enum):
+    """How sure and how harmful: `error` changes results, `warning` likely does, `info` may."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A source range; lines and columns are 1-based, end is exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule violation at one place."""
+
+    path: str
+    span: Span
+    rule: str
+    """Stable rule id such as ``API101``."""
+    name: str
+    """Rule slug such as ``mindspore-dropout-keep-prob``."""
+    checklist: str
+    framework: str
+    severity: Severity
+    message: str
+    """Message in the requested language, with bound values interpolated."""
+    related: Tuple[Tuple[str, int, str], ...] = ()
+    """Other places that explain the finding: (path, line, note)."""
+    data: Dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """Values bound while matching (argument values, helper names), for reports and fixes."""
+
+    def sort_key(self) -> Tuple[str, int, int, str]:
+        return (self.path, self.span.line, self.span.column, self.rule)
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {
+            "path": self.path,
+            "line": self.span.line,
+            "column": self.span.column,
+            "end_line": self.span.end_line,
+            "end_column": self.span.end_column,
+            "rule": self.rule,
+            "name": self.name,
+            "checklist": self.checklist,
+            "framework": self.framework,
+            "severity": self.severity.value,
+            "message": self.message,
+        }
+        if self.related:
+            out["related"] = [{"path": p, "line": ln, "note": n} for p, ln, n in self.related]
+        return out
+
+
+class ErrorKind(str, enum.Enum):
+    """Why a file or rule could not be (fully) checked."""
+
+    SYNTAX = "syntax"
+    ENCODING = "encoding"
+    IO = "io"
+    RULE = "rule"
+    CONFIG = "config"
+    INTERNAL = "internal"
+    LIMIT = "limit"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A problem that prevented (part of) checking; never silently dropped.
+
+    ``fatal`` diagnostics mean something was not checked (exit code 2); non-fatal ones
+    (e.g. a fallback decoding) are warnings about how it was checked.
+    """
+
+    kind: ErrorKind
+    path: str
+    message: str
+    line: Optional[int] = None
+    column: Optional[int] = None
+    rule: Optional[str] = None
+    fatal: bool = True
+
+    def sort_key(self) -> Tuple[str, int, int, str]:
+        return (self.path, self.line or 0, self.column or 0, self.kind.value)
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"path": self.path, "kind": self.kind.value, "message": self.message}
+        if self.line is not None:
+            out["line"] = self.line
+        if self.column is not None:
+            out["column"] = self.column
+        if self.rule is not None:
+            out["rule"] = self.rule
+        out["severity"] = "error" if self.fatal else "warning"
+        return out

@@ -1,0 +1,156 @@
+"""The engine's table of contents: the stages, in order.
+
+    1 discover   paths → source files                       (discover.py)
+    2 facts      source → FileFacts, one libcst pass each    (sources.py, facts/)
+    3 index      FileFacts → Project (+ imported context)    (index/)
+    4 compile    rule packs → CompiledRules                  (compiler/)
+    5 match      CompiledRules × Project → findings          (match/)
+    6 suppress   `# trainlint: ignore[...]`                  (suppress.py)
+    7 report     findings → text/json/...                    (report/)
+
+Every failure is isolated and reported: an unreadable file, a syntax error or a rule that
+crashes becomes a :class:`Diagnostic` and the rest of the run goes on.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from linter.compiler.packs import RulePacks
+from linter.facts.extract import extract
+from linter.facts.model import FileFacts
+from linter.index.modules import ModuleMap
+from linter.index.project import Project
+from linter.index.roles import Roles
+from linter.match import run_rules
+from linter.match.context import MatchContext
+from linter.model import Diagnostic, ErrorKind, Finding
+from linter.sources import decode
+from linter.suppress import apply_suppressions
+
+MAX_CONTEXT_FILES = 5000
+"""Imported project files read for context (not reported on); a bound for huge trees."""
+
+
+@dataclass
+class Options:
+    lang: str = "en"
+    versions: Dict[str, str] = field(default_factory=dict)
+    version_sources: Dict[str, str] = field(default_factory=dict)
+    select: Optional[Callable[[str], bool]] = None
+    """Rule filter (by id); None = every loaded rule."""
+
+
+@dataclass
+class Unit:
+    """One file taking part in the run."""
+
+    path: str
+    abspath: str
+    root: str
+    linted: bool
+    facts: Optional[FileFacts] = None
+    source: Optional[str] = None
+
+
+@dataclass
+class RunResult:
+    findings: List[Finding]
+    errors: List[Diagnostic]
+    files: int
+    """Files linted (context files excluded)."""
+    context_files: int = 0
+    suppressed: int = 0
+    sources: Dict[str, str] = field(default_factory=dict)
+    """Text of the linted files that have findings (for reports that show source lines)."""
+
+
+def parse_unit(unit: Unit, data: Optional[bytes] = None) -> List[Diagnostic]:
+    """Read, decode and extract one file; return the diagnostics (the unit gets its facts)."""
+    errors: List[Diagnostic] = []
+    if data is None:
+        try:
+            with open(unit.abspath, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            return [Diagnostic(ErrorKind.IO, unit.path, f"cannot read file: {exc.strerror or exc}")]
+    decoded = decode(unit.path, data)
+    errors += decoded.diagnostics
+    if decoded.text is None:
+        return errors
+    unit.source = decoded.text
+    try:
+        unit.facts = extract(unit.path, decoded.text)
+    except cst.ParserSyntaxError as exc:
+        errors.append(Diagnostic(ErrorKind.SYNTAX, unit.path, f"syntax error: {exc.message}",
+                                 line=exc.raw_line, column=exc.raw_column + 1))
+    except RecursionError:
+        errors.append(Diagnostic(ErrorKind.LIMIT, unit.path, "nesting too deep to analyse (recursion limit)"))
+    return errors
+
+
+def run(units: List[Unit], packs: RulePacks, options: Options, read_context: bool = True) -> RunResult:
+    """Stages 2–7 over prepared units (paths already discovered)."""
+    errors: List[Diagnostic] = []
+    for u in units:
+        if u.facts is None and u.source is None:
+            errors += parse_unit(u)
+    if read_context:
+        errors += _add_context(units)
+    present = [u for u in units if u.facts is not None]
+    project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
+                      packs.apis, exists=os.path.isfile if read_context else None)
+    roles = Roles(project, packs.roles)
+    mc = MatchContext(project, roles, options.versions)
+    mc.version_sources = dict(options.version_sources)
+    linted = [i for i, u in enumerate(present) if u.linted]
+    rules = [r for r in packs.rules if options.select is None or options.select(r.id)]
+    findings, rule_errors = run_rules(rules, mc, linted, options.lang)
+    errors += rule_errors
+    sources = {u.path: u.source for u in present if u.linted}
+    findings, suppressed = apply_suppressions(findings, {u.path: u.facts for u in present if u.linted}, sources)
+    findings.sort(key=Finding.sort_key)
+    errors.sort(key=Diagnostic.sort_key)
+    flagged = {f.path for f in findings}
+    return RunResult(findings, errors, files=sum(1 for u in units if u.linted),
+                     context_files=sum(1 for u in units if not u.linted and u.facts is not None),
+                     suppressed=suppressed,
+                     sources={p: s for p, s in sources.items() if p in flagged and s is not None})
+
+
+def _add_context(units: List[Unit]) -> List[Diagnostic]:
+    """Read project files that linted files import, so cross-file facts are complete even when
+    only some files are linted (pre-commit passes just the changed ones)."""
+    errors: List[Diagnostic] = []
+    known: Set[str] = {os.path.normpath(u.abspath) for u in units}
+    modmap = ModuleMap(known, {os.path.normpath(u.abspath): u.root for u in units})
+    queue = [u for u in units if u.facts is not None]
+    added = 0
+    while queue and added < MAX_CONTEXT_FILES:
+        u = queue.pop(0)
+        assert u.facts is not None
+        for imp in u.facts.imports:
+            candidates = [(imp.module, imp.level)]
+            if imp.name and imp.name != "*":
+                candidates.append(((imp.module + "." if imp.module else "") + imp.name, imp.level))
+            for module, level in candidates:
+                target = modmap.resolve(os.path.normpath(u.abspath), module, level, os.path.isfile)
+                if target is None or target in known:
+                    continue
+                known.add(target)
+                modmap.add(target, u.root)
+                rel = os.path.relpath(target)
+                nu = Unit(rel if not rel.startswith("..") else target, target, u.root, linted=False)
+                for e in parse_unit(nu):
+                    # Not a file the user asked about, but its facts are now missing from
+                    # cross-file rules: say so, as a warning.
+                    errors.append(Diagnostic(e.kind, e.path, f"imported module not analysed: {e.message}",
+                                             e.line, e.column, fatal=False))
+                units.append(nu)
+                added += 1
+                if nu.facts is not None:
+                    queue.append(nu)
+    return errors

@@ -1,0 +1,1 @@
+"""Stage 7: findings → what users read (one module per output format)."""

@@ -1,0 +1,36 @@
+"""The JSON contract of ``trainlint check --format json`` (documented in the README)."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any, Dict, List, TextIO
+
+from linter import __version__
+from linter.model import Diagnostic, Finding
+
+
+def document(findings: List[Finding], errors: List[Diagnostic], files: int, extra: Dict[str, Any]) -> Dict[str, Any]:
+    by_rule = Counter(f.rule for f in findings)
+    by_checklist = Counter(f.checklist for f in findings)
+    by_severity = Counter(f.severity.value for f in findings)
+    summary: Dict[str, Any] = {
+        "files": files,
+        "findings": len(findings),
+        "errors": sum(1 for e in errors if e.fatal),
+        "warnings": sum(1 for e in errors if not e.fatal),
+        "by_rule": dict(sorted(by_rule.items())),
+        "by_checklist": dict(sorted(by_checklist.items())),
+        "by_severity": dict(sorted(by_severity.items())),
+    }
+    summary.update(extra)
+    return {
+        "version": __version__,
+        "findings": [f.to_json() for f in findings],
+        "errors": [e.to_json() for e in errors],
+        "summary": summary,
+    }
+
+
+def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files: int, extra: Dict[str, Any]) -> None:
+    json.dump(document(findings, errors, files, extra), out, indent=2, ensure_ascii=False, sort_keys=False)
+    out.write("\n")

@@ -1,0 +1,80 @@
+"""The default, human-oriented report: findings grouped by file with the flagged source
+lines, then a summary by checklist item. Rendered with rich; plain text (no colour) when the
+output is not a terminal or ``NO_COLOR`` is set."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Dict, List, Optional, TextIO
+
+from linter.model import Diagnostic, Finding, Severity
+
+_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+_ZH = {
+    "findings": "个问题", "in": "涉及", "files": "个文件", "checked": "已检查", "no_findings": "未发现问题",
+    "errors": "个文件无法检查", "by_item": "按检查项汇总", "warnings": "条警告",
+}
+
+
+def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files: int,
+          sources: Dict[str, str], checklist: Dict[str, Dict[str, Dict[str, str]]], lang: str = "en",
+          color: Optional[bool] = None) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.text import Text
+
+    console = Console(file=out, force_terminal=color, no_color=(color is False) or None, highlight=False,
+                      soft_wrap=True, width=120 if not (color or out.isatty()) else None)
+    zh = lang == "zh"
+    lines_cache: Dict[str, List[str]] = {}
+    current = None
+    for f in findings:
+        if f.path != current:
+            current = f.path
+            console.print(Text(f.path, style="bold underline"))
+        head = Text()
+        head.append(f"  {f.span.line}:{f.span.column} ", style="dim")
+        head.append(f"{f.rule} ", style="bold")
+        head.append(f"[{f.checklist}] ", style="magenta")
+        head.append(f.severity.value, style=_STYLE[f.severity])
+        head.append(f" {f.name}", style="dim")
+        console.print(head)
+        console.print(Text("    " + f.message))
+        src = sources.get(f.path)
+        if src is not None:
+            lines = lines_cache.setdefault(f.path, src.splitlines())
+            last = min(f.span.end_line, f.span.line + 2)
+            for ln in range(f.span.line, last + 1):
+                if 0 < ln <= len(lines):
+                    code = lines[ln - 1].rstrip()
+                    row = Text(f"    {ln:>5} | ", style="dim")
+                    start = f.span.column - 1 if ln == f.span.line else len(code) - len(code.lstrip())
+                    end = f.span.end_column - 1 if ln == f.span.end_line else len(code)
+                    row.append(code[:start])
+                    row.append(code[start:end], style=_STYLE[f.severity] + " underline")
+                    row.append(code[end:])
+                    console.print(row)
+        console.print()
+    for e in errors:
+        where = e.path + (f":{e.line}" if e.line else "")
+        style = "bold red" if e.fatal else "yellow"
+        console.print(Text(f"{where}: ", style="bold") + Text(f"{e.kind.value} {'error' if e.fatal else 'warning'}: ", style=style)
+                      + Text(e.message))
+    fatal = sum(1 for e in errors if e.fatal)
+    if findings:
+        n_files = len({f.path for f in findings})
+        summary = (f"{len(findings)} {_ZH['findings']}，{_ZH['in']} {n_files} {_ZH['files']}（{_ZH['checked']} {files} {_ZH['files']}）"
+                   if zh else f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} in {n_files} "
+                   f"file{'s' if n_files != 1 else ''} ({files} checked).")
+        console.print(Text(summary, style="bold"))
+        console.print(Text(_ZH["by_item"] if zh else "By checklist item:", style="bold"))
+        by_item = Counter(f.checklist for f in findings)
+        for item, n in sorted(by_item.items()):
+            title = (checklist.get(item, {}).get("title", {}) or {}).get(lang) or ""
+            console.print(Text(f"  {item:<7} {n:>4}  {title}"))
+    else:
+        console.print(Text(f"{_ZH['no_findings']}（{_ZH['checked']} {files} {_ZH['files']}）" if zh
+                           else f"No findings ({files} file{'s' if files != 1 else ''} checked).", style="bold green"))
+    if fatal:
+        console.print(Text(f"{fatal} {_ZH['errors']}" if zh else
+                           f"{fatal} problem{'s' if fatal != 1 else ''} prevented checking (see above).", style="bold red"))
+    del escape

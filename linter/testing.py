@@ -1,0 +1,91 @@
+"""Run the inline examples of rule files (``trainlint test-rules``; the test suite uses it too).
+
+An ``invalid`` example must produce exactly the findings its ``# expect: ID`` markers name
+(on those lines, for this rule); a ``valid`` example must produce none; a ``todo_invalid``
+example documents a known miss and must produce none *today* — when it starts firing, the
+run fails so the example gets promoted to ``invalid``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from linter.api import check_sources
+from linter.compiler.build import CompiledRule, Example
+from linter.compiler.packs import RulePacks
+from linter.pipeline import Options
+
+_EXPECT = re.compile(r"#\s*expect:\s*([A-Za-z0-9_,\s-]+?)\s*(?:#|$)")
+Mark = Tuple[str, int, str]
+
+
+def expected_marks(files: Iterable[Tuple[str, str]]) -> Set[Mark]:
+    """(path, line, rule id) for every ``# expect: ID[, ID...]`` marker."""
+    out: Set[Mark] = set()
+    for path, text in files:
+        for i, line in enumerate(text.splitlines(), 1):
+            m = _EXPECT.search(line)
+            if m:
+                for rid in m.group(1).split(","):
+                    if rid.strip():
+                        out.add((path, i, rid.strip()))
+    return out
+
+
+@dataclass
+class ExampleResult:
+    rule: CompiledRule
+    example: Example
+    expected: Set[Mark]
+    actual: Set[Mark]
+    messages: Dict[Mark, str] = field(default_factory=dict)
+    errors: List[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        if self.errors:
+            return False
+        if self.example.kind == "invalid":
+            return bool(self.expected) and self.actual == self.expected
+        return not self.actual
+
+    @property
+    def label(self) -> str:
+        return f"{self.rule.id}[{self.example.kind}-{self.example.index}]"
+
+    def explain(self) -> str:
+        lines = [f"{self.label} ({self.rule.path}:{self.example.line or '?'})"]
+        if self.errors:
+            lines += [f"  error: {e}" for e in self.errors]
+        if self.example.kind == "invalid" and not self.expected:
+            lines.append("  an invalid example needs at least one `# expect: ID` marker")
+        for m in sorted(self.expected - self.actual):
+            lines.append(f"  missing: {m[0]}:{m[1]} {m[2]}")
+        for m in sorted(self.actual - self.expected):
+            lines.append(f"  unexpected: {m[0]}:{m[1]} {m[2]}: {self.messages.get(m, '')}")
+        if self.example.kind == "todo_invalid" and self.actual:
+            lines.append("  this known miss now fires: move it to `invalid` with `# expect:` markers")
+        return "\n".join(lines)
+
+
+def run_example(rule: CompiledRule, example: Example, packs: RulePacks, lang: str = "en") -> ExampleResult:
+    files = dict(example.files)
+    expected = {m for m in expected_marks(example.files) if m[2] == rule.id}
+    res = check_sources(files, packs, Options(lang=lang, select=lambda rid: rid == rule.id))
+    actual: Set[Mark] = set()
+    messages: Dict[Mark, str] = {}
+    for f in res.findings:
+        m = (f.path, f.span.line, f.rule)
+        actual.add(m)
+        messages[m] = f.message
+    errors = [f"{e.path}:{e.line or '?'}: {e.kind.value}: {e.message}" for e in res.errors if e.fatal]
+    return ExampleResult(rule, example, expected, actual, messages, errors)
+
+
+def run_examples(packs: RulePacks, rules: Optional[Sequence[CompiledRule]] = None, lang: str = "en") -> List[ExampleResult]:
+    out: List[ExampleResult] = []
+    for rule in rules if rules is not None else packs.rules:
+        for ex in rule.examples:
+            out.append(run_example(rule, ex, packs, lang))
+    return out
