@@ -111,6 +111,7 @@ class CallPred:
     result_used_by: Optional["CallPattern"] = None
     loop_contains: Optional[GlobSet] = None
     in_loop: Optional[bool] = None
+    inside_with: Optional["CallPattern"] = None
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,8 @@ class Effect:
     arg: Optional[str] = None
     effect: str = ""
     to: Optional[str] = None
-    to_from_arg: Optional[Tuple[str, str, str]] = None
+    to_from_arg: Optional[Tuple[str, str, str, Optional[int], Optional[bool]]] = None
+    """(argument, state if true, state if false, position when untyped, default when absent)."""
     label: str = ""
     inverse: Optional[GlobSet] = None
 
@@ -162,6 +164,7 @@ class FlowSpec:
     bad_states: Tuple[str, ...] = ()
     transparent: Optional[GlobSet] = None
     loop_sinks: bool = False
+    only_loop_carried: bool = False
     causes: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
     """(cause kind, ((lang, text), ...)) for the ``{cause}`` placeholder."""
 
@@ -263,6 +266,7 @@ class _Builder:
                 result_used_by=self.call_pattern(c["result_used_by"], p + ["result_used_by"]) if "result_used_by" in c else None,
                 loop_contains=self.globs(c["loop_contains"], p + ["loop_contains"]) if "loop_contains" in c else None,
                 in_loop=c.get("in_loop"),
+                inside_with=self.call_pattern(c["inside_with"], p + ["inside_with"]) if "inside_with" in c else None,
             )
         self.arg_names.append(node["arg"])
         value = None
@@ -311,11 +315,11 @@ class _Builder:
         common = dict(arg=node.get("arg"), effect=node.get("effect", ""), to=node.get("to"), label=node.get("label", ""))
         if "to_from_arg" in node:
             t = node["to_from_arg"]
-            common["to_from_arg"] = (t["arg"], t["true"], t["false"])
+            common["to_from_arg"] = (t["arg"], t["if_true"], t["if_false"], t.get("position"), t.get("default"))
         if "call" in node:
             return Effect("call", pattern=self.call_pattern(node["call"], path + ["call"]), **common)
         if "with" in node:
-            return Effect("with", pattern=self.call_pattern(node["with"], path + ["with"]), on=node.get("on", "enter"), **common)
+            return Effect("with", pattern=self.call_pattern(node["with"], path + ["with"]), on=node.get("at", "enter"), **common)
         if "attribute" in node:
             a = node["attribute"]
             return Effect("attribute", attr_name=a["name"],
@@ -342,6 +346,7 @@ class _Builder:
             bad_states=tuple(node.get("bad_states", ())),
             transparent=self.globs(node["transparent"], path + ["transparent"]) if "transparent" in node else None,
             loop_sinks=bool(node.get("loop_sinks", False)),
+            only_loop_carried=bool(node.get("only_loop_carried", False)),
             causes=tuple((k, tuple(sorted(v.items()))) for k, v in sorted((node.get("causes") or {}).items())),
         )
         if spec.track == "state":
@@ -349,7 +354,7 @@ class _Builder:
             if not spec.states or spec.initial not in known:
                 raise self.fail(path + ["initial"], "a state flow needs `states` and an `initial` state among them")
             for i, t in enumerate(spec.transitions):
-                targets = [t.to] if t.to else list(t.to_from_arg[1:]) if t.to_from_arg else []
+                targets = [t.to] if t.to else list(t.to_from_arg[1:3]) if t.to_from_arg else []
                 if not targets:
                     raise self.fail(path + ["transitions", i], "a transition needs `to` or `to_from_arg`")
                 for s in targets:
@@ -385,7 +390,14 @@ def validate_schema(doc: YamlDoc) -> None:
     path = list(err.absolute_path)
     msg = err.message
     if err.validator == "additionalProperties":
-        msg = f"unknown key: {msg.split('(')[-1].rstrip(')')}" if "(" in msg else msg
+        extra = [k for k in (err.instance or {}) if k not in (err.schema.get("properties") or {})]
+        names = ", ".join(repr(k) for k in extra) or msg
+        msg = f"unknown key {names}"
+        if any(isinstance(k, bool) for k in extra):
+            msg += " (YAML reads unquoted on/off/yes/no as booleans: quote the key)"
+        allowed = sorted(k for k in (err.schema.get("properties") or {}))
+        if allowed:
+            msg += f"; expected one of: {', '.join(allowed)}"
     raise RuleFileError(doc.path, msg, doc.line_of(path), _pointer(path))
 
 

@@ -105,6 +105,7 @@ _CALL_PRED = _obj(
         "result_used_by": dict(_ref("call_pattern"), description="Some call matching this pattern, anywhere in the project, acts on an object derived from this call's result (e.g. a `.shuffle()` on any dataset derived from a source dataset, in a helper or a caller)."),
         "loop_contains": _one_or_many(_GLOB, "The innermost loop around the call also runs (directly) a call matching these names, e.g. `?.backward`."),
         "in_loop": {"type": "boolean", "description": "The call is (not) inside a for/while loop of its function."},
+        "inside_with": dict(_ref("call_pattern"), description="The call is lexically inside a `with` block whose context manager matches (like `inside`, but usable under `any`/`not`)."),
     },
     desc="Tests on the call itself rather than on one argument.",
 )
@@ -141,7 +142,7 @@ _EFFECT = _obj(
     {
         "call": _ref("call_pattern"),
         "with": _ref("call_pattern"),
-        "on": {"enum": ["enter", "exit"], "description": "For `with`: on entering or on leaving the block."},
+        "at": {"enum": ["enter", "exit"], "description": "For `with`: on entering or on leaving the block (default enter)."},
         "attribute": _obj(
             {
                 "name": {"type": "string"},
@@ -156,8 +157,11 @@ _EFFECT = _obj(
         "arg": {"type": "string", "description": "For sinks: the argument that must not carry the taint (parameter name or position)."},
         "effect": {"enum": ["state", "value", "result"], "description": "`state`: acts on the function's tracked state; `value` (default for taint): acts on values."},
         "to": {"type": "string", "description": "For state machines: the state this event moves to."},
-        "to_from_arg": _obj({"arg": {"type": "string"}, "true": {"type": "string"}, "false": {"type": "string"}}, ["arg", "true", "false"],
-                            "The next state depends on a boolean argument (e.g. `set_train(mode)`), default = the signature default."),
+        "to_from_arg": _obj({"arg": {"type": "string"}, "if_true": {"type": "string"}, "if_false": {"type": "string"},
+                             "position": {"type": "integer", "minimum": 0, "description": "Where the argument sits when the call's signature is unknown (an untyped receiver)."},
+                             "default": {"type": "boolean", "description": "Its value when not passed and no signature says otherwise."}},
+                            ["arg", "if_true", "if_false"],
+                            "The next state depends on a boolean argument (e.g. `set_train(mode)`); both states when it cannot be resolved."),
         "label": {"type": "string", "description": "A name for this event used in messages."},
     },
     desc="An event of a flow rule: a call, a `with` block, an attribute read or an arithmetic pattern.",
@@ -175,6 +179,7 @@ _FLOW = _obj(
         "bad_states": {"type": "array", "items": {"type": "string"}, "description": "For `state`: reaching a sink in one of these states is a finding."},
         "transparent": _one_or_many(_GLOB, "Calls that pass their first argument's taint through unchanged (casts, depend)."),
         "loop_sinks": {"type": "boolean", "description": "For `state`: when the bad state is the initial one, report at the call inside a loop that leads to the sink (the training step of an epoch loop)."},
+        "only_loop_carried": {"type": "boolean", "description": "For `state`: report a bad state only when the transition that set it runs inside a loop that also runs the sink (an evaluation inside the epoch loop), not when it was set once before the loop (often intentional)."},
         "causes": _obj(
             {"initial": _TEXT, "transition": _TEXT, "source": _TEXT},
             desc="Texts for the `{cause}` placeholder: `initial` when the initial state reaches the sink, `transition` "

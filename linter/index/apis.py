@@ -140,6 +140,8 @@ class ApiTables:
         self._aliases: List[Tuple[str, str, bool]] = []
         self.callables: Dict[str, Dict[str, Any]] = {}
         """Higher-order helpers (partial application, element-wise map, dispatch registries)."""
+        self.factories: Dict[str, str] = {}
+        """Name glob → the type its calls return (model factories of zoos: ``timm.create_model``)."""
         # Generated signature files come first so hand-written entries can override them.
         ordered = sorted(docs, key=lambda d: (not d[0].endswith(".signatures.yaml"), d[0]))
         raw: Dict[str, Dict[str, Any]] = {}
@@ -162,6 +164,7 @@ class ApiTables:
         self._canon_cache: Dict[str, str] = {}
         self._mro_cache: Dict[str, Tuple[str, ...]] = {}
         self._callable_globs = [(k, v) for k, v in sorted(self.callables.items()) if "*" in k or "?" in k]
+        self._factory_globs = sorted(self.factories.items())
 
     def _load_meta(self, doc: Dict[str, Any]) -> None:
         fw = doc.get("framework")
@@ -173,6 +176,8 @@ class ApiTables:
             self._aliases.append((src[:-2] if wildcard else src, alias["to"], wildcard))
         for qual, entry in (doc.get("callables") or {}).items():
             self.callables[qual] = entry or {}
+        for glob, returns in (doc.get("factories") or {}).items():
+            self.factories[glob] = str(returns)
 
     def _add(self, qual: str, entry: Dict[str, Any]) -> None:
         params = parse_params(entry["params"]) if "params" in entry else None
@@ -262,6 +267,13 @@ class ApiTables:
             for key, spec in self._callable_globs:
                 if fnmatch.fnmatchcase(n, key):
                     return str(spec.get("kind", ""))
+        return ""
+
+    def factory_type(self, qual: str) -> str:
+        """The type returned by a factory function matching a ``factories`` glob ('' if none)."""
+        for glob, returns in self._factory_globs:
+            if fnmatch.fnmatchcase(qual, glob):
+                return returns
         return ""
 
     def call_method(self, type_qual: str) -> str:

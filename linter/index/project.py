@@ -494,7 +494,17 @@ class Project:
         hit = self._callees.get(key)
         if hit is None:
             c = self.files[fi].calls[cid]
-            hit = self.values(fi, c.scope, c.func)
+            vals = self.values(fi, c.scope, c.func)
+            if any(isinstance(v, Param) for v in vals):
+                # `model(x)` where `model` is a parameter: what the call sites pass.
+                expanded: Set[Value] = set()
+                for v in vals:
+                    if isinstance(v, Param):
+                        expanded |= self.param_values(v) or _UNK
+                    else:
+                        expanded.add(v)
+                vals = _cap(expanded)
+            hit = vals
             self._callees[key] = hit
         return hit
 
@@ -548,6 +558,11 @@ class Project:
             return frozenset((self._argparse_record(recv, fi, cid),))
         api = self.apis.get(qual)
         returns = api.returns if api is not None else ("instance" if self.apis.is_class(qual) else "")
+        if not returns:
+            returns = self.apis.factory_type(qual)
+        if returns == "arg:0":
+            # returns its first argument (`auto_mixed_precision(net)`, `model.to(device)` style)
+            return self.values(fi, call.scope, call.args[0].value) if call.args else _UNK
         if returns == "instance":
             return frozenset((Obj(Ext(qual), fi, cid, here),))
         if returns == "derived" and isinstance(recv, Obj):
@@ -660,6 +675,8 @@ class Project:
                     add(f"{q}.__call__")
         if not names and call.func[0] == "attr":
             add(f"?.{call.func[2]}")
+        elif not names and call.func[0] == "name":
+            add(f"?.{call.func[1]}")  # a local whose value is unknown, e.g. a function made by value_and_grad
         result = tuple(names)
         self._names[key] = result
         return result

@@ -161,9 +161,9 @@ class MatchContext:
                 return None
             qual = qual or names[0]
         site = self.bind(fi, cid, names, qual or names[0])
-        if pattern.inside_with is not None and not self._inside_with(pattern.inside_with, fi, cid):
+        if pattern.inside_with is not None and not self.inside_with(pattern.inside_with, fi, cid):
             return None
-        if pattern.not_inside_with is not None and self._inside_with(pattern.not_inside_with, fi, cid):
+        if pattern.not_inside_with is not None and self.inside_with(pattern.not_inside_with, fi, cid):
             return None
         saved = self.assume
         try:
@@ -210,7 +210,8 @@ class MatchContext:
                     break
         bound = bind_args(call.args, params or (), skip_first) if params is not None else BoundArgs()
         if params is None:
-            bound.uncertain = True
+            # No signature: keywords are matched by name; only a `*`/`**` spread hides an argument.
+            bound.uncertain = any(a.star for a in call.args)
             for a in call.args:
                 if a.keyword is not None:
                     bound.args[a.keyword] = a
@@ -248,7 +249,7 @@ class MatchContext:
             for b in child_blocks(st):
                 self._collect_withs(fi, scope, b, inner, out)
 
-    def _inside_with(self, pattern: CallPattern, fi: int, cid: int) -> bool:
+    def inside_with(self, pattern: CallPattern, fi: int, cid: int) -> bool:
         call = self.p.files[fi].calls[cid]
         for wcid in self.withs(fi, call.scope).get(call.stmt, ()):
             if self.match(pattern, fi, wcid) is not None:

@@ -67,6 +67,10 @@ class _Summary:
     passthrough: bool = False
     exits: FrozenSet[Tuple[str, Any]] = frozenset()
     sink: bool = False
+    sink_sites: FrozenSet[CallKey] = frozenset()
+    """Direct sinks reachable from the function's entry without a transition (nested helpers included)."""
+    loop_sink: bool = False
+    """A sink under entry runs inside a loop of this function or of a helper it calls."""
 
 
 @dataclass
@@ -75,7 +79,8 @@ class _Frame:
     scope: int
     summary_mode: bool
     exits: Set[Tuple[Any, Any]] = field(default_factory=set)
-    sink_under_entry: bool = False
+    sink_sites: Set[CallKey] = field(default_factory=set)
+    loop_sink: bool = False
     loop_depth: int = 0
 
 
@@ -84,6 +89,15 @@ _INITIAL = ("I",)
 
 
 class StateFlow:
+    """See the module docstring. Where a finding goes:
+
+    * a direct sink reached in a bad state: at the sink;
+    * a helper reaching a sink, called in a bad state: inside the helper (at its sinks) when
+      every call site of the helper may be bad, at the call site when the helper is also
+      called correctly (a shared utility); for ``loop_sinks`` rules, at the call when it is
+      inside a loop (the training step of the loop).
+    """
+
     def __init__(self, rule: CompiledRule, mc: MatchContext, lang: str) -> None:
         self.rule = rule
         self.spec: FlowSpec = rule.spec
@@ -96,6 +110,8 @@ class StateFlow:
         self.active: Set[Site] = set()
         self.reports: Dict[CallKey, Dict[str, Any]] = {}
         self.initial_into: Set[Site] = set()
+        self.pending: List[Tuple[CallKey, Func, str, Any, str]] = []
+        self.callsite_bad: Dict[Func, Dict[CallKey, bool]] = {}
         self.bad = frozenset(self.spec.bad_states)
 
     # ------------------------------------------------------------------ events
@@ -127,10 +143,15 @@ class StateFlow:
         if eff.to is not None:
             return frozenset((eff.to,))
         assert eff.to_from_arg is not None
-        arg, when_true, when_false = eff.to_from_arg
+        arg, when_true, when_false, position, default = eff.to_from_arg
         from linter.match.predicates import arg_values
 
-        vals, known = arg_values(site, self.mc, site.arg(arg), arg, True)
+        a = site.arg(arg)
+        if a is None and site.params is None and position is not None:
+            a = site.arg(str(position))  # untyped receiver: take the argument by position
+        if a is None and site.params is None and default is not None and not site.call.args:
+            return frozenset((when_true if default else when_false,))
+        vals, known = arg_values(site, self.mc, a, arg, True)
         out = set()
         for v in vals:
             out.add(when_true if v.value else when_false)
@@ -162,10 +183,7 @@ class StateFlow:
         if fact.kind != "method" or fact.name not in ("construct", "forward", "call", "__call__"):
             return []
         out = []
-        cls_name = self.p.files[f.file].classes[fact.cls].name
         for gfi, facts in enumerate(self.p.files):
-            if cls_name not in facts.callee_index and gfi != f.file:
-                continue  # the instance is created where the class is named
             for cid in range(len(facts.calls)):
                 if any(t == f for t, _ in self.p.call_targets(gfi, cid)):
                     out.append((gfi, cid))
@@ -177,7 +195,7 @@ class StateFlow:
         if not any(ev.sink for ev in self.events.values()):
             return []
         self._relevant_sites()
-        # Phase 1: every relevant function, from a symbolic entry: summaries and findings
+        # Phase 1: every relevant function, from a symbolic entry: summaries, and findings
         # whose bad state is set inside the function.
         for site in sorted(self.relevant):
             self.summary(site)
@@ -195,12 +213,25 @@ class StateFlow:
                              frozenset(((self.spec.initial, _INITIAL),)))
             for nxt in sorted(self.initial_into - done):
                 todo.append(nxt)
+        self._resolve_pending()
         linted = set(files)
         out = []
         for (fi, cid), info in sorted(self.reports.items()):
             if fi in linted:
                 out.append(self._finding(fi, cid, info))
         return out
+
+    def _resolve_pending(self) -> None:
+        """Helpers called in a bad state: report inside them unless they are also called correctly."""
+        for (fi, cid), helper, kind, origin, state in self.pending:
+            sites = self.callsite_bad.get(helper, {})
+            shared = any(not bad for bad in sites.values())
+            if shared:
+                self._report(fi, cid, kind, origin, state, helper)
+                continue
+            where = f"{self.p.files[fi].path}:{self.p.files[fi].calls[cid].line}"
+            for sfi, scid in sorted(self.summary((helper.file, helper.index)).sink_sites):
+                self._report(sfi, scid, kind, origin, state, None, called_at=where)
 
     def summary(self, site: Site) -> _Summary:
         hit = self.summaries.get(site)
@@ -216,7 +247,9 @@ class StateFlow:
             summ = _Summary(
                 passthrough=any(s is None for s, _ in states),
                 exits=frozenset((s, o) for s, o in states if s is not None),
-                sink=frame.sink_under_entry,
+                sink=bool(frame.sink_sites),
+                sink_sites=frozenset(frame.sink_sites),
+                loop_sink=frame.loop_sink,
             )
         finally:
             self.active.discard(site)
@@ -271,12 +304,12 @@ class StateFlow:
             for cid in items:
                 ev = self.events.get((fr.fi, cid))
                 if ev is not None and ev.with_enter is not None:
-                    S = frozenset((t, ("L", fr.fi, self.p.files[fr.fi].calls[cid].line, ev.label)) for t in ev.with_enter)
+                    S = frozenset((t, self._origin(fr, cid, ev.label)) for t in ev.with_enter)
             S = self._exec_block(fr, st[3], S)
             for cid in reversed(items):
                 ev = self.events.get((fr.fi, cid))
                 if ev is not None and ev.with_exit is not None and S:
-                    S = frozenset((t, ("L", fr.fi, self.p.files[fr.fi].calls[cid].line, ev.label)) for t in ev.with_exit)
+                    S = frozenset((t, self._origin(fr, cid, ev.label)) for t in ev.with_exit)
             return S
         if tag == "try":
             body = self._exec_block(fr, st[2], S)
@@ -310,14 +343,29 @@ class StateFlow:
                     self._check(fr, cid, S, via=t)
                 if summ.passthrough:
                     acc |= S
-                line = self.p.files[fi].calls[cid].line
                 for state, origin in summ.exits:
-                    acc.add((state, ("L", fi, line, _label(self.mc, fi, cid) + self._inner(origin))))
+                    acc.add((state, self._origin(fr, cid, _label(self.mc, fi, cid) + self._inner(origin))))
             S = frozenset(acc)
         if ev is not None and ev.to is not None:
-            line = self.p.files[fi].calls[cid].line
-            S = frozenset((t, ("L", fi, line, ev.label)) for t in ev.to)
+            S = frozenset((t, self._origin(fr, cid, ev.label)) for t in ev.to)
         return S
+
+    def _origin(self, fr: _Frame, cid: int, label: str) -> Tuple[Any, ...]:
+        """A transition made by call ``cid`` of this function: ("L", file, line, label, scope, statement)."""
+        call = self.p.files[fr.fi].calls[cid]
+        return ("L", fr.fi, call.line, label, fr.scope, call.stmt)
+
+    def _loop_carried(self, fr: _Frame, cid: int, origin: Any) -> bool:
+        """Whether the transition behind ``origin`` runs in a loop that also runs call ``cid``."""
+        if origin[0] != "L" or origin[4] != fr.scope or origin[1] != fr.fi:
+            return False
+        from linter.facts.ir import last_sid
+
+        stmt = self.p.files[fr.fi].calls[cid].stmt
+        for loop in self.mc.loops(fr.fi, fr.scope).get(stmt, ()):
+            if loop[1] <= origin[5] <= last_sid(loop):
+                return True
+        return False
 
     def _inner(self, origin: Any) -> str:
         if origin[0] == "L" and origin[3]:
@@ -326,26 +374,46 @@ class StateFlow:
 
     def _check(self, fr: _Frame, cid: int, S: FrozenSet[Tuple[Any, Any]], via: Optional[Func]) -> None:
         in_loop = fr.loop_depth > 0
+        if via is not None and any(o != _ENTRY for _, o in S):
+            # how this helper is called here: possibly bad, or certainly fine
+            bad_here = any(s in self.bad for s, o in S if o != _ENTRY)
+            sites = self.callsite_bad.setdefault(via, {})
+            sites[(fr.fi, cid)] = sites.get((fr.fi, cid), False) or bad_here
         for state, origin in sorted(S, key=repr):
             if origin == _ENTRY:
                 if fr.summary_mode:
-                    fr.sink_under_entry = True
+                    if via is None:
+                        fr.sink_sites.add((fr.fi, cid))
+                        fr.loop_sink = fr.loop_sink or in_loop
+                    else:
+                        inner = self.summary((via.file, via.index))
+                        fr.sink_sites |= inner.sink_sites
+                        fr.loop_sink = fr.loop_sink or in_loop or inner.loop_sink
                 continue
             if state not in self.bad:
                 continue
-            if origin[0] == "L":
-                self._report(fr.fi, cid, "transition", origin, state, via)
+            if self.spec.only_loop_carried and not self._loop_carried(fr, cid, origin):
+                continue
+            kind = "transition" if origin[0] == "L" else "initial"
+            # For loop rules, the step call of the innermost loop takes the report: here if the
+            # helper has no loop of its own around the step, else inside the helper.
+            here_in_loop = self.spec.loop_sinks and in_loop and \
+                (via is None or not self.summary((via.file, via.index)).loop_sink)
+            if via is None or here_in_loop:
+                self._report(fr.fi, cid, kind, origin, state, via)
             elif origin == _INITIAL:
-                if via is None or (self.spec.loop_sinks and in_loop):
-                    self._report(fr.fi, cid, "initial", origin, state, via)
-                elif via is not None:
-                    self.initial_into.add((via.file, via.index))
+                self.initial_into.add((via.file, via.index))
+            else:
+                self.pending.append(((fr.fi, cid), via, kind, origin, state))
 
-    def _report(self, fi: int, cid: int, kind: str, origin: Any, state: str, via: Optional[Func]) -> None:
-        info = self.reports.setdefault((fi, cid), {"kinds": set(), "set_by": [], "state": state, "via": via})
+    def _report(self, fi: int, cid: int, kind: str, origin: Any, state: str, via: Optional[Func],
+                called_at: str = "") -> None:
+        info = self.reports.setdefault((fi, cid), {"kinds": set(), "set_by": [], "state": state, "via": via, "called_at": ""})
         info["kinds"].add(kind)
         if kind == "transition" and origin[3] not in info["set_by"]:
             info["set_by"].append(origin[3])
+        if called_at and not info["called_at"]:
+            info["called_at"] = called_at
 
     def _finding(self, fi: int, cid: int, info: Dict[str, Any]) -> Finding:
         call = self.p.files[fi].calls[cid]
@@ -355,6 +423,8 @@ class StateFlow:
             causes.append(self.spec.cause("initial", self.lang))
         if "transition" in info["kinds"]:
             set_by = ", ".join(info["set_by"][:3])
+            if info["called_at"]:
+                set_by += f" (called at {info['called_at']})"
             data["set_by"] = set_by
             from linter.match.findings import render
 

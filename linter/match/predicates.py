@@ -114,6 +114,10 @@ def _record(site: CallSite, name: str, a: Optional[ArgFact], vals: List[Valued])
             if s not in uniq:
                 uniq.append(s)
         site.data[f"{name}.value"] = ", ".join(uniq[:4])
+        first = vals[0].value
+        if _num(first) is not None and 0 <= first <= 1:
+            # the conversion between keep/drop probabilities and between momentum conventions
+            site.data[f"{name}.complement"] = _fmt(round(1 - float(first), 10))
         via = next((v for v in vals if v.via and v.via != "default"), None)
         if via is not None:
             site.data[f"{name}.via"] = f"{_fmt(via.value)} at {via.path}:{via.line} ({via.via})"
@@ -259,5 +263,7 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         if not any(pred.callee_made_by.any(p.call_names(cfi, ccid)) for cfi, ccid in calls):
             return False
     if pred.result_used_by is not None and not mc.result_used_by(pred.result_used_by, site.fi, site.cid):
+        return False
+    if pred.inside_with is not None and not mc.inside_with(pred.inside_with, site.fi, site.cid):
         return False
     return True

@@ -25,6 +25,10 @@ def project_marks(project: str):
 
 def main() -> int:
     packs = load_packs()
+    if packs.errors:
+        for e in packs.errors:
+            print("RULE ERROR", e)
+        return 2
     only = set(sys.argv[1:])
     rule_ids = {r.id for r in packs.rules}
     total_missing = total_extra = 0

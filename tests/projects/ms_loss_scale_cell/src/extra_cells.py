@@ -75,7 +75,7 @@ class TrainOneStepWithLossScaleAndClipCell(nn.TrainOneStepWithLossScaleCell):
 
 class ValueClipLossScaleCell(nn.TrainOneStepWithLossScaleCell):
     """Element-wise value clipping. Same ordering bug as above, but with ops.clip_by_value,
-    which MP302 does not list (the threshold is compared with gradients that are still x scale)."""
+    which MP302 also covers (the threshold is compared with gradients that are still x scale)."""
 
     def construct(self, data, label):
         weights = self.weights
@@ -84,7 +84,7 @@ class ValueClipLossScaleCell(nn.TrainOneStepWithLossScaleCell):
         status, scaling_sens = self.start_overflow_check(loss, scaling_sens)
         scaling_sens_filled = C.ones_like(loss) * F.cast(scaling_sens, F.dtype(loss))
         grads = self.grad(self.network, weights)(data, label, scaling_sens_filled)
-        grads = ops.clip_by_value(grads, -GRADIENT_CLIP_VALUE, GRADIENT_CLIP_VALUE)  # todo-expect: MP302
+        grads = ops.clip_by_value(grads, -GRADIENT_CLIP_VALUE, GRADIENT_CLIP_VALUE)  # expect: MP302
         grads = self.hyper_map(F.partial(_grad_div, scaling_sens), grads)
         cond = self.get_overflow_status(status, grads)
         overflow = self.process_loss_scale(cond)
