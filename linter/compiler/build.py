@@ -190,7 +190,7 @@ class AbsentSpec:
 class SequenceSpec:
     layer: CallPattern
     not_followed_by: Tuple[CallPattern, ...]
-    through: Optional[GlobSet] = None
+    until: Tuple[CallPattern, ...]
 
 
 @dataclass(frozen=True)
@@ -434,13 +434,14 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
     else:
         s = match["sequence"]
         p = ["match", "sequence"]
-        nf = s["not_followed_by"]
-        nf_list = [nf] if isinstance(nf, dict) else nf
-        spec = SequenceSpec(
-            layer=b.call_pattern(s["layer"], p + ["layer"]),
-            not_followed_by=tuple(b.call_pattern(x, p + ["not_followed_by", i]) for i, x in enumerate(nf_list)),
-            through=b.globs(s["through"], p + ["through"]) if "through" in s else None,
-        )
+
+        def patterns(key: str) -> Tuple[CallPattern, ...]:
+            v = s[key]
+            items = [v] if isinstance(v, dict) else v
+            return tuple(b.call_pattern(x, p + [key, i]) for i, x in enumerate(items))
+
+        spec = SequenceSpec(layer=b.call_pattern(s["layer"], p + ["layer"]),
+                            not_followed_by=patterns("not_followed_by"), until=patterns("until"))
     report_at = (data.get("report") or {}).get("at", "call")
     if report_at.startswith("arg:"):
         b.arg_names.append(report_at[4:])

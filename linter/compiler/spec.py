@@ -206,11 +206,14 @@ _ABSENT = _obj(
 _SEQUENCE = _obj(
     {
         "layer": _ref("call_pattern"),
-        "not_followed_by": _one_or_many(_ref("call_pattern")),
-        "through": _one_or_many(_GLOB, "Consumers that pass the value on (`+`, casts, identity); the search continues after them."),
+        "not_followed_by": _one_or_many(_ref("call_pattern"), "Reaching one of these first ends the search silently (e.g. a normalization)."),
+        "until": _one_or_many(_ref("call_pattern"), "Reaching one of these first is a finding (e.g. an activation)."),
     },
-    ["layer", "not_followed_by"],
-    "Layer-order rule: a layer whose output is not next consumed by one of the given layers, in `SequentialCell`/`Sequential` lists or in `construct`/`forward` data flow.",
+    ["layer", "not_followed_by", "until"],
+    "Layer-order rule: follow a layer's output through the calls that consume it — in `SequentialCell`/`Sequential` "
+    "element order, in `construct`/`forward` data flow, through `return` into the callers of the cell — passing over "
+    "other framework layers and tensor methods, until it reaches `not_followed_by` (silent) or `until` (finding). A "
+    "project-defined or unresolved consumer ends the search silently.",
 )
 
 _MATCH = {

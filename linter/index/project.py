@@ -136,6 +136,7 @@ class Project:
         self._star: Dict[int, List[ImportFact]] = {}
         self._call_stmts: Dict[int, List[int]] = {}
         self.assume: Dict[str, Any] = {}
+        self._instance: Dict[Any, List[Tuple[int, int]]] = {}
         """Parameter name → value assumed by constant propagation (e.g. ``do_train=True``
         while checking a training pipeline); set by the matcher for one question at a time."""
 
@@ -392,7 +393,7 @@ class Project:
             elif isinstance(v, Super):
                 out |= self.super_attr(v, name)
             elif isinstance(v, Param):
-                expanded = self.param_values(v)
+                expanded = self.expand_params(frozenset((v,)))
                 out |= self.attr_values(fi, expanded, name) if expanded else _UNK
             elif isinstance(v, Record):
                 out |= self.record_field(v, name)
@@ -497,13 +498,7 @@ class Project:
             vals = self.values(fi, c.scope, c.func)
             if any(isinstance(v, Param) for v in vals):
                 # `model(x)` where `model` is a parameter: what the call sites pass.
-                expanded: Set[Value] = set()
-                for v in vals:
-                    if isinstance(v, Param):
-                        expanded |= self.param_values(v) or _UNK
-                    else:
-                        expanded.add(v)
-                vals = _cap(expanded)
+                vals = self.expand_params(vals) or _UNK
             hit = vals
             self._callees[key] = hit
         return hit
@@ -717,6 +712,25 @@ class Project:
                         break
         return out
 
+    def instance_callers(self, f: Func) -> List[Tuple[int, int]]:
+        """Instance calls that run method ``f`` (``net(x)`` runs ``construct``/``forward``/``call``).
+
+        Only files that name the class (where instances are made) or that import the
+        defining module are scanned; their calls are resolved once (memoised)."""
+        key = ("ic", f.file, f.index)
+        hit = self._instance.get(key)
+        if hit is not None:
+            return hit
+        fact = self.files[f.file].funcs[f.index]
+        out: List[Tuple[int, int]] = []
+        if fact.kind == "method" and fact.name in ("construct", "forward", "call", "__call__"):
+            for gfi in range(len(self.files)):
+                for cid in range(len(self.files[gfi].calls)):
+                    if any(t == f for t, _ in self.call_targets(gfi, cid)):
+                        out.append((gfi, cid))
+        self._instance[key] = out
+        return out
+
     # ------------------------------------------------------------------ parameters and call sites
     def signature_of(self, v: Value, version: Optional[Tuple[int, ...]] = None) -> Tuple[Optional[Sequence[ApiParam]], bool]:
         """Parameters of a callee value and whether the first one is bound implicitly (self)."""
@@ -777,6 +791,22 @@ class Project:
         out.sort(key=lambda t: (t[0], t[1]))
         self._callers[key] = out
         return out
+
+    def expand_params(self, vals: FrozenSet[Value]) -> FrozenSet[Value]:
+        """Replace parameters by what their call sites pass, transitively (cycles cut)."""
+        out: Set[Value] = set()
+        todo = list(vals)
+        seen: Set[Param] = set()
+        while todo:
+            v = todo.pop()
+            if isinstance(v, Param):
+                if v in seen or len(seen) > 64:
+                    continue
+                seen.add(v)
+                todo.extend(self.param_values(v))
+            else:
+                out.add(v)
+        return _cap(out) if out else _EMPTY
 
     def param_values(self, p: Param) -> FrozenSet[Value]:
         """Values a parameter receives: from every known call site, else its default."""
@@ -1008,9 +1038,9 @@ class Project:
             else:
                 out.append((cfi, call.scope, None, call.line, ""))
         if not sites:
-            if param.default is not None:
-                out.append((p.file, fact.parent, param.default, fact.line, f"default of parameter '{p.name}' of {where}"))
-            out.append((p.file, fact.parent, None, fact.line, ""))  # unknown callers may pass anything
+            # No call site is known (the function may be called through a dynamic dispatch):
+            # its default is not evidence of the value actually used.
+            out.append((p.file, fact.parent, None, fact.line, ""))
         return out
 
 

@@ -88,7 +88,10 @@ class Roles:
         return self._imported
 
     def entries(self) -> List[int]:
-        """Scripts: a ``__main__`` guard, or module code that calls things and nobody imports."""
+        """Scripts: a ``__main__`` guard, or — when no project file imports it — module code
+        that does something (a call statement, a loop, a ``with`` block). Library modules
+        that only assign at module level (``_grad_scale = MultitypeFuncGraph(...)``) are not
+        scripts, whatever their name."""
         if self._entries is None:
             imported = self.imported_files()
             out = []
@@ -98,11 +101,7 @@ class Roles:
                     continue
                 if facts.has_main_guard:
                     out.append(fi)
-                    continue
-                if fi in imported:
-                    continue
-                if any(c.scope == 0 for c in facts.calls) and any(
-                        st[0] in ("expr", "assign", "for", "while", "with") for st in facts.funcs[0].body):
+                elif fi not in imported and _acts_at_module_level(self.p, fi):
                     out.append(fi)
             self._entries = out
         return self._entries
@@ -421,6 +420,22 @@ class Roles:
                     table[a.stmt] = table.get(a.stmt, ()) + (name,)
             self._targets[fi] = table
         return table.get(sid, ())
+
+
+def _acts_at_module_level(p: Project, fi: int) -> bool:
+    """Module code that does something: a call statement, or a loop / ``with`` block that
+    calls something, possibly under an ``if``/``try``. Assignments, imports and definitions
+    (``x = Factory()``, version-conditional imports) are set-up, not work."""
+
+    def acts(block: Sequence[Stmt]) -> bool:
+        for st in block:
+            if st[0] in ("expr", "for", "while", "with") and p.calls_in_stmt(fi, st, 0):
+                return True
+            if st[0] in ("if", "try", "branches") and any(acts(b) for b in child_blocks(st)):
+                return True
+        return False
+
+    return acts(p.files[fi].funcs[0].body)
 
 
 def _collect_guards(block: Sequence[Stmt], guards: Tuple[Tuple[Expr, bool], ...],

@@ -368,8 +368,8 @@ class MatchContext:
                 recv_exprs.append(c.func[1])
             recv_exprs += [a.value for a in c.args[:1]]
             for rexpr in recv_exprs:
-                vals = self.p.values(gfi, c.scope, rexpr)
-                if any(isinstance(v, Obj) and v.origin == origin for v in _expand(self.p, vals)):
+                vals = self.p.expand_params(self.p.values(gfi, c.scope, rexpr))
+                if any(isinstance(v, Obj) and v.origin == origin for v in vals):
                     if self.match(pattern, gfi, gcid) is not None:
                         found = True
                         break
@@ -377,18 +377,6 @@ class MatchContext:
                 break
         self._used_by[key] = found
         return found
-
-
-def _expand(p: Project, vals: FrozenSet[Any]) -> Set[Any]:
-    from linter.index.values import Param
-
-    out: Set[Any] = set()
-    for v in vals:
-        if isinstance(v, Param):
-            out |= p.param_values(v)
-        else:
-            out.add(v)
-    return out
 
 
 def _collect_loops(block: Sequence[Stmt], outer: Tuple[Stmt, ...], out: Dict[int, Tuple[Stmt, ...]]) -> None:

@@ -12,7 +12,8 @@ from typing import Dict, Iterable, Optional, Tuple
 from linter.compiler.build import CompiledRule
 from linter.model import Finding, Severity, Span
 
-_OPTIONAL = re.compile(r"\[\[(.*?)\]\]", re.S)
+_OPTIONAL = re.compile(r"\[\[((?:(?!\[\[|\]\]).)*)\]\]", re.S)
+"""An innermost ``[[ ... ]]`` segment (segments may nest)."""
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 
 
@@ -24,7 +25,12 @@ def render(template: str, data: Dict[str, str]) -> str:
             return ""
         return inner
 
-    text = _OPTIONAL.sub(optional, template)
+    text = template
+    for _ in range(8):  # innermost segments first; each pass removes one nesting level
+        new = _OPTIONAL.sub(optional, text)
+        if new == text:
+            break
+        text = new
     return _PLACEHOLDER.sub(lambda m: data.get(m.group(1), ""), text)
 
 

@@ -174,20 +174,8 @@ class StateFlow:
                 continue
             for cfi, cid, _ in self.p.callers(Func(fi, scope)):
                 todo.append((cfi, self.p.files[cfi].calls[cid].scope))
-            for cfi, cid in self._instance_callers(Func(fi, scope)):
+            for cfi, cid in self.p.instance_callers(Func(fi, scope)):
                 todo.append((cfi, self.p.files[cfi].calls[cid].scope))
-
-    def _instance_callers(self, f: Func) -> List[CallKey]:
-        """Instance calls that run method ``f`` (``net(x)`` → ``construct``/``forward``)."""
-        fact = self.p.files[f.file].funcs[f.index]
-        if fact.kind != "method" or fact.name not in ("construct", "forward", "call", "__call__"):
-            return []
-        out = []
-        for gfi, facts in enumerate(self.p.files):
-            for cid in range(len(facts.calls)):
-                if any(t == f for t, _ in self.p.call_targets(gfi, cid)):
-                    out.append((gfi, cid))
-        return out
 
     # ------------------------------------------------------------------ run
     def run(self, files: Sequence[int]) -> List[Finding]:
