@@ -398,6 +398,10 @@ def validate_schema(doc: YamlDoc) -> None:
         allowed = sorted(k for k in (err.schema.get("properties") or {}))
         if allowed:
             msg += f"; expected one of: {', '.join(allowed)}"
+        if extra:
+            # point at the offending key itself, not at the mapping that holds it
+            line = doc.line_of(path + [extra[0]])
+            raise RuleFileError(doc.path, msg, line, _pointer(path))
     raise RuleFileError(doc.path, msg, doc.line_of(path), _pointer(path))
 
 

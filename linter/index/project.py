@@ -359,6 +359,10 @@ class Project:
             return frozenset((Mod(target),)) if target >= 0 else _UNK
         target = self.file_of(fi, imp.module, imp.level)
         if target is None:
+            # `from src import config` where src/ has no __init__.py (a namespace package)
+            sub = self.file_of(fi, f"{imp.module}.{imp.name}" if imp.module else imp.name, imp.level)
+            if sub is not None:
+                return frozenset((Mod(sub),)) if sub >= 0 else _UNK
             if imp.level:
                 return _UNK
             return frozenset((Ext(self.apis.canonical(f"{imp.module}.{imp.name}")),))
@@ -970,7 +974,7 @@ class Project:
                 target = self.file_of(fi, imp.module, imp.level)
                 if target is not None and target >= 0:
                     return self._global_defs(target, imp.name)
-            return [(fi, a.scope, None, a.line, "")]
+            return [(fi, a.scope, None, a.line, "")]  # a module or an external name: no constant
         if tag in ("def", "class", "iter", "except", "enter"):
             return [(fi, a.scope, None, a.line, "")]
         if tag == "unpack":

@@ -119,10 +119,13 @@ class Roles:
         out: List[Tuple[int, int]] = []
         if globs:
             for fi, facts in enumerate(self.p.files):
-                for key in globs.keys_in(facts.callee_index):
-                    for cid in facts.callee_index[key]:
-                        if globs.any(self.p.call_names(fi, cid)):
-                            out.append((fi, cid))
+                if globs.scan_all:
+                    ids: Iterable[int] = range(len(facts.calls))  # instance calls: any callee name
+                else:
+                    ids = sorted({cid for key in globs.keys_in(facts.callee_index) for cid in facts.callee_index[key]})
+                for cid in ids:
+                    if globs.any(self.p.call_names(fi, cid)):
+                        out.append((fi, cid))
         self._step_sites[role] = out
         return out
 
@@ -234,7 +237,14 @@ class Roles:
 
     def _first_leading(self, fi: int, scope: int, block: Sequence[Stmt], leads: Set[Site],
                        steps: Set[Tuple[int, int]]) -> Optional[Tuple[int, Optional[int]]]:
-        """(statement id, same-file function to descend into or None) of the first leading statement."""
+        """(statement id, same-file function to descend into or None) of the first leading
+        statement. Statements that run something (calls, loops) are preferred over
+        assignments that only prepare training (``grad_fn = value_and_grad(...)``)."""
+        found = self._first_leading_of(fi, scope, [st for st in block if st[0] != "assign"], leads, steps)
+        return found or self._first_leading_of(fi, scope, block, leads, steps)
+
+    def _first_leading_of(self, fi: int, scope: int, block: Sequence[Stmt], leads: Set[Site],
+                          steps: Set[Tuple[int, int]]) -> Optional[Tuple[int, Optional[int]]]:
         for st in block:
             if st[0] in ("def", "class", "import"):
                 continue

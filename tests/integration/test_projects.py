@@ -1,0 +1,50 @@
+"""Whole fixture projects (tests/projects/*, written independently of the engine): every
+`# expect: ID` line must be reported, nothing else may be; `# todo-expect:` marks known
+misses, which must stay silent until they are fixed (then the marker is promoted)."""
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from linter.api import check_paths
+from linter.testing import expected_marks
+from tests.conftest import builtin_packs
+
+ROOT = os.path.join(os.path.dirname(os.path.dirname(__file__)), "projects")
+PROJECTS = sorted(d for d in os.listdir(ROOT) if os.path.isdir(os.path.join(ROOT, d)))
+_TODO = re.compile(r"#\s*todo-expect:\s*([A-Z]+[0-9]+)")
+
+
+def sources(project: str):
+    out = []
+    for dirpath, _dirs, names in os.walk(project):
+        for n in sorted(names):
+            if n.endswith(".py"):
+                p = os.path.join(dirpath, n)
+                with open(p, encoding="utf-8") as fh:
+                    out.append((os.path.relpath(p, project), fh.read()))
+    return out
+
+
+@pytest.mark.parametrize("name", PROJECTS)
+def test_project_matches_markers(name: str) -> None:
+    project = os.path.join(ROOT, name)
+    files = sources(project)
+    expected = expected_marks(files)
+    result = check_paths([project], builtin_packs(), cwd=project)
+    got = {(f.path, f.span.line, f.rule) for f in result.findings}
+    assert not [e for e in result.errors if e.fatal], result.errors
+    missing = sorted(expected - got)
+    unexpected = sorted(got - expected)
+    assert not missing and not unexpected, f"missing {missing}\nunexpected {unexpected}"
+    todo = {(p, i, m.group(1)) for p, text in files for i, line in enumerate(text.splitlines(), 1)
+            for m in [_TODO.search(line)] if m}
+    assert not (todo & got), f"known misses now fire; promote them: {sorted(todo & got)}"
+
+
+def test_fixture_set_covers_every_rule() -> None:
+    rules = {r.id for r in builtin_packs().rules}
+    marked = {m[2] for name in PROJECTS for m in expected_marks(sources(os.path.join(ROOT, name)))}
+    assert rules <= marked, f"rules without a fixture finding: {sorted(rules - marked)}"
