@@ -17,6 +17,17 @@ from linter.model import Finding
 
 
 def import_closure(mc: MatchContext, fi: int) -> Set[int]:
+    """``fi`` and the project files it imports, transitively (memoised per run)."""
+    cache = mc.__dict__.setdefault("_closures", {})
+    hit = cache.get(fi)
+    if hit is not None:
+        return hit
+    out = _closure(mc, fi)
+    cache[fi] = out
+    return out
+
+
+def _closure(mc: MatchContext, fi: int) -> Set[int]:
     p = mc.p
     out = {fi}
     todo = [fi]

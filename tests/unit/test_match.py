@@ -1,0 +1,103 @@
+"""Stage 5: matcher semantics not covered by the shipped rules' examples."""
+from __future__ import annotations
+
+import textwrap
+
+from linter.api import check_sources
+from linter.compiler.packs import load_packs
+from linter.pipeline import Options
+from tests.conftest import lint
+
+RULE = """\
+id: CG499
+name: {name}
+checklist: cg.04
+framework: pytorch
+severity: warning
+title: {{en: t, zh: 标题}}
+message: {{en: "`{{callee}}` without zero_grad", zh: "`{{callee}}` 缺少 zero_grad"}}
+docs: {{what: {{en: w, zh: 内容}}, why: {{en: w, zh: 原因}}, fix: {{en: f, zh: 修复}}}}
+match:
+  absent:
+    scope: {scope}
+    trigger: {{name: ["?.backward"]}}
+    require: [{{name: [torch.optim.Optimizer.zero_grad, "?.zero_grad"]}}]
+examples:
+  invalid: ["import torch\\nloss.backward()  # expect: CG499\\n"]
+  valid: ["import torch\\nopt.zero_grad()\\nloss.backward()\\n"]
+"""
+
+
+def _pack(tmp_path, scope: str):
+    d = tmp_path / scope
+    d.mkdir()
+    name = f"backward-without-zero-grad-{scope}"
+    (d / f"{name}.yaml").write_text(RULE.format(name=name, scope=scope), encoding="utf-8")
+    packs = load_packs([str(d)])
+    assert not packs.errors, packs.errors
+    return packs
+
+
+SRC = {"m.py": textwrap.dedent("""
+    import torch
+    def helper(opt):
+        opt.zero_grad()
+    def step_ok(loss, opt):
+        helper(opt)
+        loss.backward()
+    def step_bad(loss, opt):
+        loss.backward()
+""")}
+
+
+def test_absence_at_function_scope_counts_helpers(tmp_path) -> None:
+    res = check_sources(SRC, _pack(tmp_path, "function"), Options(select=lambda r: r == "CG499"))
+    assert [f.span.line for f in res.findings] == [9]
+
+
+def test_absence_at_file_scope(tmp_path) -> None:
+    res = check_sources(SRC, _pack(tmp_path, "file"), Options(select=lambda r: r == "CG499"))
+    assert res.findings == []  # the file does call zero_grad somewhere
+
+
+def test_mode_rule_severity_drops_without_dropout_or_batchnorm() -> None:
+    src = """\
+        import mindspore as ms
+        from mindspore import nn, ops
+        net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2)])
+        opt = nn.SGD(net.trainable_params())
+        grad_fn = ops.value_and_grad(lambda x, y: nn.MSELoss()(net(x), y), None, opt.parameters)
+        if __name__ == "__main__":
+            for x, y in []:
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+    """
+    (f,) = lint({"train.py": textwrap.dedent(src)}, select="API201").findings
+    assert f.severity.value == "info" and "no Dropout or BatchNorm" in f.message
+    with_dropout = textwrap.dedent(src).replace("nn.ReLU()", "nn.Dropout(p=0.1)")
+    (g,) = lint({"train.py": with_dropout}, select="API201").findings
+    assert g.severity.value == "warning"
+
+
+def test_findings_are_deterministic_and_sorted() -> None:
+    src = {"b.py": "from mindspore import nn\nx = nn.Dropout(0.1)\n", "a.py": "from mindspore import nn\ny = nn.Dropout(0.2)\nz = nn.Dropout(0.3)\n"}
+    first = [f.to_json() for f in lint(src).findings]
+    assert first == [f.to_json() for f in lint(src).findings]
+    assert [(f["path"], f["line"]) for f in first] == [("a.py", 2), ("a.py", 3), ("b.py", 2)]
+
+
+def test_one_crashing_rule_does_not_stop_the_others(monkeypatch) -> None:
+    import linter.match.calls as calls
+
+    orig = calls.run_call_rule
+
+    def boom(rule, mc, files, lang):
+        if rule.id == "API101":
+            raise ValueError("synthetic failure")
+        return orig(rule, mc, files, lang)
+
+    monkeypatch.setattr(calls, "run_call_rule", boom)
+    res = lint({"m.py": "from mindspore import nn\nx = nn.Dropout(0.1)\ny = nn.BatchNorm2d(4, momentum=0.1)\n"})
+    assert [f.rule for f in res.findings] == ["API121"]
+    (err,) = res.errors
+    assert err.kind.value == "internal" and "API101" in err.message and "synthetic failure" in err.message
