@@ -14,6 +14,7 @@ crashes becomes a :class:`Diagnostic` and the rest of the run goes on.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -85,11 +86,38 @@ def parse_unit(unit: Unit, data: Optional[bytes] = None) -> List[Diagnostic]:
     try:
         unit.facts = extract(unit.path, decoded.text)
     except cst.ParserSyntaxError as exc:
-        errors.append(Diagnostic(ErrorKind.SYNTAX, unit.path, f"syntax error: {exc.message}",
-                                 line=exc.raw_line, column=exc.raw_column + 1))
+        line, column, message = syntax_error_details(decoded.text, exc)
+        errors.append(Diagnostic(ErrorKind.SYNTAX, unit.path, message, line=line, column=column))
     except RecursionError:
         errors.append(Diagnostic(ErrorKind.LIMIT, unit.path, "nesting too deep to analyse (recursion limit)"))
     return errors
+
+
+_LIBCST_AT = re.compile(r"error at (\d+):(\d+)")
+_PY2_HINTS = ("Missing parentheses in call to", "print ", "exec ")
+
+
+def syntax_error_details(source: str, exc: "cst.ParserSyntaxError") -> Tuple[int, int, str]:
+    """Position and message of a syntax error, as precise as possible.
+
+    libcst's native parser reports where it gave up; Python's own parser usually names the
+    offending token and recognises Python 2 code, so it is asked first.
+    """
+    import ast
+
+    try:
+        ast.parse(source)
+    except SyntaxError as err:
+        msg = err.msg or "invalid syntax"
+        if any(h in msg for h in _PY2_HINTS) or (err.text or "").lstrip().startswith(("print ", "exec ")):
+            msg += " (this looks like Python 2 code, which cannot be linted; port it to Python 3)"
+        return err.lineno or 1, max(err.offset or 1, 1), msg
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    m = _LIBCST_AT.search(exc.message)
+    if m:
+        return int(m.group(1)), int(m.group(2)) + 1, exc.message.split(": ", 1)[-1]
+    return exc.raw_line, exc.raw_column + 1, exc.message
 
 
 def run(units: List[Unit], packs: RulePacks, options: Options, read_context: bool = True) -> RunResult:

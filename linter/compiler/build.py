@@ -112,6 +112,9 @@ class CallPred:
     loop_contains: Optional[GlobSet] = None
     in_loop: Optional[bool] = None
     inside_with: Optional["CallPattern"] = None
+    callee_created_here: Optional[bool] = None
+    function_calls: Optional[GlobSet] = None
+    in_script_role: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,7 @@ class AbsentSpec:
     framework: Optional[str] = None
     trigger: Optional[CallPattern] = None
     report_at: str = "main-path"
+    unknown_may_satisfy: Optional["re.Pattern[str]"] = None
 
 
 @dataclass(frozen=True)
@@ -267,6 +271,9 @@ class _Builder:
                 loop_contains=self.globs(c["loop_contains"], p + ["loop_contains"]) if "loop_contains" in c else None,
                 in_loop=c.get("in_loop"),
                 inside_with=self.call_pattern(c["inside_with"], p + ["inside_with"]) if "inside_with" in c else None,
+                callee_created_here=c.get("callee_created_here"),
+                function_calls=self.globs(c["function_calls"], p + ["function_calls"]) if "function_calls" in c else None,
+                in_script_role=tuple([c["in_script_role"]] if isinstance(c.get("in_script_role"), str) else c.get("in_script_role", ())),
             )
         self.arg_names.append(node["arg"])
         value = None
@@ -432,6 +439,7 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
             framework=a.get("framework"),
             trigger=b.call_pattern(a["trigger"], p + ["trigger"]) if "trigger" in a else None,
             report_at=a.get("report_at", "main-path" if a["scope"] == "entry" else "trigger"),
+            unknown_may_satisfy=b.regex(a["unknown_may_satisfy"], p + ["unknown_may_satisfy"]) if "unknown_may_satisfy" in a else None,
         )
         if spec.scope != "entry" and spec.trigger is None:
             raise b.fail(p, f"an absence rule with scope {spec.scope!r} needs a `trigger`")

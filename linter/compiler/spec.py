@@ -106,6 +106,9 @@ _CALL_PRED = _obj(
         "loop_contains": _one_or_many(_GLOB, "The innermost loop around the call also runs (directly) a call matching these names, e.g. `?.backward`."),
         "in_loop": {"type": "boolean", "description": "The call is (not) inside a for/while loop of its function."},
         "inside_with": dict(_ref("call_pattern"), description="The call is lexically inside a `with` block whose context manager matches (like `inside`, but usable under `any`/`not`)."),
+        "callee_created_here": {"type": "boolean", "description": "The called object was created in the same function (e.g. a freshly built model in a shape check)."},
+        "function_calls": _one_or_many(_GLOB, "The enclosing function itself calls something matching these names (e.g. `torch.nn.Module.load_state_dict`)."),
+        "in_script_role": _one_or_many({"type": "string"}, "The call is in a script whose file name gives it one of these roles (rules/roles.yaml: `inference`, `evaluation`, `training`)."),
     },
     desc="Tests on the call itself rather than on one argument.",
 )
@@ -198,6 +201,7 @@ _ABSENT = _obj(
         "trigger": _ref("call_pattern"),
         "require": {"type": "array", "items": _ref("call_pattern"), "minItems": 1, "description": "Any of these calls, reached from the scope (helpers count), satisfies the rule."},
         "report_at": {"enum": ["main-path", "trigger", "first-line"], "description": "`main-path`: the first statement on the entry's main path that leads to training."},
+        "unknown_may_satisfy": {"type": "string", "format": "regex", "description": "A call reachable from the scope to a function that cannot be resolved (a third-party or missing module) and whose name matches this regex may meet the requirement: stay silent rather than guess."},
     },
     ["scope", "require"],
     "Absence rule: something required is missing from a scope.",

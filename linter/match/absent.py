@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import AbsentSpec, CompiledRule
 from linter.match.context import MatchContext
+from linter.index.values import Cls, Func
 from linter.match.findings import make_finding
 from linter.model import Finding
 
@@ -65,8 +66,8 @@ def _near_misses(mc: MatchContext, closure: Set[int], good: Set[Tuple[int, int]]
             if "seed" not in key.lower():
                 continue
             for cid in ids:
-                if (fi, cid) in good:
-                    continue
+                if (fi, cid) in good or _unresolved(mc, fi, cid):
+                    continue  # only calls known not to satisfy the rule are named
                 call = facts.calls[cid]
                 text = f"`{call.dotted or key}(...)` ({facts.path}:{call.line})"
                 if text not in seen:
@@ -97,6 +98,8 @@ def run_absent_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], 
         closure = import_closure(mc, e)
         if any(_reaches(mc, e, closure, fi, cid) for fi, cid in sites):
             continue
+        if spec.unknown_may_satisfy is not None and _unverifiable(mc, spec, e, closure):
+            continue  # an unresolvable helper (e.g. `seed_everything` from a package we cannot see) may do it
         line, col = mc.roles.main_path_line(e, role)
         data: Dict[str, str] = {"entry": mc.p.files[e].path}
         misses = _near_misses(mc, closure, good)
@@ -104,6 +107,35 @@ def run_absent_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], 
             data["seed_calls"] = misses
         out.append(make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang))
     return out
+
+
+_KNOWN_ROOTS = frozenset({"numpy", "random", "builtins", "os", "time", "math", "sys", "secrets"})
+
+
+def _unresolved(mc: MatchContext, fi: int, cid: int) -> bool:
+    """A call whose callee is outside everything trainlint can see (not project code, not a
+    framework, not the standard library)."""
+    names = mc.p.call_names(fi, cid)
+    if not names or names[0].startswith("?."):
+        return True
+    head = names[0]
+    if mc.p.apis.framework_of(head) is not None or head.split(".", 1)[0] in _KNOWN_ROOTS:
+        return False
+    return all(not isinstance(v, (Func, Cls)) for v in mc.p.callee_values(fi, cid))
+
+
+def _unverifiable(mc: MatchContext, spec: AbsentSpec, entry: int, closure: Set[int]) -> bool:
+    rx = spec.unknown_may_satisfy
+    assert rx is not None
+    for fi in sorted(closure | {entry}):
+        facts = mc.p.files[fi]
+        for key, ids in facts.callee_index.items():
+            if not rx.search(key):
+                continue
+            for cid in ids:
+                if _unresolved(mc, fi, cid) and _reaches(mc, entry, closure, fi, cid):
+                    return True
+    return False
 
 
 def _reaches(mc: MatchContext, entry: int, closure: Set[int], fi: int, cid: int) -> bool:

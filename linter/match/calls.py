@@ -35,6 +35,11 @@ def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], la
         site = mc.match(pattern, fi, cid, framework=rule.framework)
         if site is None:
             continue
+        severity, note = None, ""
+        if rule.severity_if:
+            from linter.match.severity import adjust
+
+            severity, note = adjust(rule, mc, lang, fi, mc.p.callee_values(fi, cid))
         out.append(make_finding(rule, mc.p.files[fi].path, call_span(site, rule.report_at),
-                                site_data(mc, site), lang))
+                                site_data(mc, site), lang, severity=severity, note=note))
     return out

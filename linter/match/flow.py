@@ -421,56 +421,11 @@ class StateFlow:
         via = info["via"]
         if via is not None:
             data["helper"] = self.p.project_qual(via)
-        severity, note = _severity_adjustment(self.rule, self.mc, self.lang, fi)
+        from linter.match.severity import adjust
+
+        severity, note = adjust(self.rule, self.mc, self.lang, fi, self.p.callee_values(fi, cid))
         return make_finding(self.rule, self.p.files[fi].path, (call.line, call.column, call.end_line, call.end_column),
                             data, self.lang, severity=severity, note=note)
-
-
-def _severity_adjustment(rule: CompiledRule, mc: MatchContext, lang: str, fi: int) -> Tuple[Optional[str], str]:
-    for adj in rule.severity_if:
-        if adj["when"] == "network-without-dropout-or-batchnorm" and not _has_mode_layers(mc, rule.framework, fi):
-            return adj["severity"], adj["note"].get(lang) or adj["note"]["en"]
-    return None, ""
-
-
-_MODE_LAYERS = {
-    "mindspore": ("mindspore.nn.Dropout*", "mindspore.nn.*BatchNorm*", "mindspore.ops.dropout*", "mindspore.mint.nn.Dropout*",
-                  "mindspore.mint.nn.BatchNorm*", "mindspore.mint.nn.functional.dropout*", "mindspore.nn.TransformerEncoderLayer",
-                  "mindspore.nn.MultiheadAttention", "mindspore.nn.LSTM", "mindspore.nn.GRU"),
-    "pytorch": ("torch.nn.Dropout*", "torch.nn.*BatchNorm*", "torch.nn.functional.dropout*", "torch.nn.Transformer*",
-                "torch.nn.MultiheadAttention", "torch.nn.AlphaDropout"),
-}
-
-
-def _has_mode_layers(mc: MatchContext, framework: str, fi: int) -> bool:
-    """Whether a layer whose behaviour depends on the mode is built in the code of the
-    finding: its file and the project modules it imports (directly or transitively), and
-    the scripts that import it.
-
-    Also true when a network comes from outside the project (a model-zoo factory): its
-    layers are unknown, so the severity must not be lowered.
-    """
-    from linter.compiler.build import GlobSet
-    from linter.match.absent import import_closure
-
-    globs = GlobSet(_MODE_LAYERS.get(framework, ()))
-    if not globs:
-        return True
-    files = set(import_closure(mc, fi))
-    for other in range(len(mc.p.files)):
-        if fi in import_closure(mc, other):
-            files |= import_closure(mc, other)
-    for gfi in sorted(files):
-        facts = mc.p.files[gfi]
-        for key in globs.keys_in(facts.callee_index):
-            for cid in facts.callee_index[key]:
-                if globs.any(mc.p.call_names(gfi, cid)):
-                    return True
-        for key in ("create_model", "get_model", "build_model", "from_pretrained", "load_model"):
-            for cid in facts.callee_index.get(key, ()):
-                if any(isinstance(v, Ext) for v in mc.p.callee_values(gfi, cid)):
-                    return True  # a network from an external model zoo: its layers are unknown
-    return False
 
 
 # ============================================================================ taint

@@ -266,4 +266,16 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         return False
     if pred.inside_with is not None and not mc.inside_with(pred.inside_with, site.fi, site.cid):
         return False
+    if pred.callee_created_here is not None:
+        calls, _ = mc.origin_calls(site.fi, call.scope, call.func)
+        here = bool(calls) and all(cfi == site.fi and p.files[cfi].calls[ccid].scope == call.scope for cfi, ccid in calls)
+        if here != pred.callee_created_here:
+            return False
+    if pred.function_calls is not None:
+        facts = p.files[site.fi]
+        if not any(c.scope == call.scope and pred.function_calls.any(p.call_names(site.fi, cid))
+                   for cid, c in enumerate(facts.calls)):
+            return False
+    if pred.in_script_role and not set(pred.in_script_role) & mc.roles.name_roles(site.fi):
+        return False
     return True
