@@ -140,6 +140,8 @@ class ApiTables:
         self._aliases: List[Tuple[str, str, bool]] = []
         self.callables: Dict[str, Dict[str, Any]] = {}
         """Higher-order helpers (partial application, element-wise map, dispatch registries)."""
+        self.mode_dependent: Dict[str, Tuple[str, ...]] = {}
+        """framework → globs of layers whose behaviour depends on train/eval mode."""
         self.factories: Dict[str, str] = {}
         """Name glob → the type its calls return (model factories of zoos: ``timm.create_model``)."""
         # Generated signature files come first so hand-written entries can override them.
@@ -170,6 +172,8 @@ class ApiTables:
         fw = doc.get("framework")
         if fw:
             self.frameworks[fw] = Framework(fw, tuple(doc.get("roots", ())), str(doc.get("default_version", "")))
+            if doc.get("mode_dependent"):
+                self.mode_dependent[fw] = tuple(doc["mode_dependent"])
         for alias in doc.get("aliases", ()):
             src = alias["from"]
             wildcard = src.endswith(".*")
@@ -202,12 +206,12 @@ class ApiTables:
                 if out == src or out.startswith(src + "."):
                     rest = out[len(src):]
                     if wildcard:
-                        # drop exactly one segment after the prefix
-                        rest = rest[1:]
-                        if not rest:
-                            break
-                        _seg, _, tail = rest.partition(".")
-                        new = dst + ("." + tail if tail else "")
+                        # drop exactly one (submodule) segment after the prefix — only when a
+                        # name follows it: `optim.adam.Adam` → `Adam`, but `optim.Adam` stays
+                        _seg, dot, tail = rest[1:].partition(".")
+                        if not dot or not tail:
+                            continue
+                        new = dst + "." + tail
                     else:
                         new = dst + rest
                     if new != out:

@@ -177,12 +177,24 @@ class Roles:
             scope = self.p.files[sfi].calls[cid].scope
             if fi in self.reaching_entries(sfi, scope):
                 for n in self.p.call_names(sfi, cid):
-                    fw = self.p.apis.framework_of(n)
                     if n.startswith("?."):
-                        fw = "pytorch"  # `loss.backward()` on an untyped tensor
+                        # `loss.backward()` on an untyped value: the framework of its file
+                        out |= self._file_frameworks(sfi)
+                        break
+                    fw = self.p.apis.framework_of(n)
                     if fw:
                         out.add(fw)
                         break
+        return out
+
+    def _file_frameworks(self, fi: int) -> Set[str]:
+        """Frameworks a file imports directly."""
+        out: Set[str] = set()
+        for imp in self.p.files[fi].imports:
+            if imp.module and self.p.file_of(fi, imp.module, imp.level) is None:
+                fw = self.p.apis.framework_of(self.p.apis.canonical(imp.module))
+                if fw:
+                    out.add(fw)
         return out
 
     def leading_sites(self, role: str) -> Set[Site]:
@@ -231,8 +243,9 @@ class Roles:
         if last is not None:
             return last
         for st in facts.funcs[0].body:
-            if st[0] not in ("import", "def", "class"):
-                return facts.stmts[st[1]]
+            if st[0] in ("import", "def", "class") or (st[0] == "expr" and st[2][0] == "const"):
+                continue  # definitions and docstrings are not where training starts
+            return facts.stmts[st[1]]
         return (1, 1)
 
     def _first_leading(self, fi: int, scope: int, block: Sequence[Stmt], leads: Set[Site],

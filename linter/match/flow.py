@@ -30,7 +30,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set
 from linter.compiler.build import CompiledRule, Effect, FlowSpec
 from linter.facts.ir import iter_returns
 from linter.facts.model import Expr, Stmt
-from linter.index.values import Bound, Cls, Ext, Func, Obj
+from linter.index.values import Bound, Cls, Ext, Func, Obj, Param
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding
 from linter.model import Finding
@@ -62,15 +62,29 @@ class _Event:
     with_exit: Optional[FrozenSet[str]] = None
 
 
+Key = Tuple[Any, ...]
+"""Whose state: ``ANY`` (every object not tracked separately), ``("o", file, call)`` an object
+created at that call, or ``("p", file, function, name)`` a parameter of a summarised helper."""
+ANY: Key = ("*",)
+Entry = Tuple[Key, Any, Any]
+"""(key, state or None for "whatever the caller had", origin)."""
+State = FrozenSet[Entry]
+
+
 @dataclass
 class _Summary:
-    passthrough: bool = False
-    exits: FrozenSet[Tuple[str, Any]] = frozenset()
-    sink: bool = False
+    exits: State = frozenset()
+    """The function's state at its exits, from a symbolic entry (state None = unchanged)."""
+    sink_keys: FrozenSet[Key] = frozenset()
+    """Objects whose entry state reaches a sink (the caller checks them at the call)."""
     sink_sites: FrozenSet[CallKey] = frozenset()
     """Direct sinks reachable from the function's entry without a transition (nested helpers included)."""
     loop_sink: bool = False
     """A sink under entry runs inside a loop of this function or of a helper it calls."""
+
+    @property
+    def sink(self) -> bool:
+        return bool(self.sink_sites)
 
 
 @dataclass
@@ -78,14 +92,37 @@ class _Frame:
     fi: int
     scope: int
     summary_mode: bool
-    exits: Set[Tuple[Any, Any]] = field(default_factory=set)
+    exits: List[State] = field(default_factory=list)
+    """The state at each ``return`` (one whole state per path)."""
     sink_sites: Set[CallKey] = field(default_factory=set)
+    sink_keys: Set[Key] = field(default_factory=set)
     loop_sink: bool = False
     loop_depth: int = 0
 
 
 _ENTRY = ("E",)
 _INITIAL = ("I",)
+
+
+def _lookup(S: State, k: Key) -> List[Tuple[Any, Any]]:
+    """The possible (state, origin) of object ``k``: its own entries, else the ``ANY`` ones."""
+    own = [(s, o) for kk, s, o in S if kk == k]
+    return own if own else [(s, o) for kk, s, o in S if kk == ANY]
+
+
+def _join(a: State, b: State) -> State:
+    """Union of two paths' states; an object tracked on one path only gets the other path's
+    ``ANY`` entries, so no possibility is lost."""
+    if a == b or not b:
+        return a
+    if not a:
+        return b
+    keys = {k for k, _, _ in a} | {k for k, _, _ in b}
+    out: Set[Entry] = set()
+    for k in keys:
+        for s, o in _lookup(a, k) + _lookup(b, k):
+            out.add((k, s, o))
+    return frozenset(out)
 
 
 class StateFlow:
@@ -96,6 +133,10 @@ class StateFlow:
       every call site of the helper may be bad, at the call site when the helper is also
       called correctly (a shared utility); for ``loop_sinks`` rules, at the call when it is
       inside a loop (the training step of the loop).
+
+    With ``track_objects`` the state is kept per object: a transition acts on its receiver
+    and the objects it wraps, a sink checks the networks it trains; without it every key is
+    ``ANY`` (one state per script).
     """
 
     def __init__(self, rule: CompiledRule, mc: MatchContext, lang: str) -> None:
@@ -109,10 +150,13 @@ class StateFlow:
         self.summaries: Dict[Site, _Summary] = {}
         self.active: Set[Site] = set()
         self.reports: Dict[CallKey, Dict[str, Any]] = {}
-        self.initial_into: Set[Site] = set()
+        self.initial_into: Dict[Site, State] = {}
         self.pending: List[Tuple[CallKey, Func, str, Any, str]] = []
         self.callsite_bad: Dict[Func, Dict[CallKey, bool]] = {}
         self.bad = frozenset(self.spec.bad_states)
+        self.objects = self.spec.track_objects
+        self._child_cache: Dict[Key, FrozenSet[Key]] = {}
+        self._network_cache: Dict[CallKey, FrozenSet[Key]] = {}
 
     # ------------------------------------------------------------------ events
     def _collect_events(self) -> None:
@@ -177,6 +221,182 @@ class StateFlow:
             for cfi, cid in self.p.instance_callers(Func(fi, scope)):
                 todo.append((cfi, self.p.files[cfi].calls[cid].scope))
 
+    # ------------------------------------------------------------------ objects
+    def _keys(self, fi: int, scope: int, e: Expr) -> FrozenSet[Key]:
+        """The objects an expression may denote (``ANY`` when unknown or not tracking)."""
+        if not self.objects:
+            return frozenset((ANY,))
+        out: Set[Key] = set()
+        # Parameters are expanded through their call sites, so a helper's `net` and the
+        # object the script passes to it are one key (context-insensitive, alias-safe).
+        for v in self.p.expand_params(self.p.values(fi, scope, e)):
+            if isinstance(v, Obj) and v.origin != (-1, -1):
+                out.add(("o",) + tuple(v.origin))
+            else:
+                out.add(ANY)
+        return frozenset(out) if out else frozenset((ANY,))
+
+    def _direct_children(self, k: Key) -> Set[Key]:
+        """Objects a wrapper or container was built from, and the layers a project network
+        holds as attributes: what ``set_train`` on it reaches."""
+        fi, cid = k[1], k[2]
+        call = self.p.files[fi].calls[cid]
+        out: Set[Key] = set()
+        exprs = []
+        for a in call.args:
+            exprs.append(a.value)
+            if a.value[0] == "seq":
+                exprs += list(a.value[2])
+        for e in exprs:
+            for v in self.p.expand_params(self.p.values(fi, call.scope, e)):
+                if isinstance(v, Obj) and v.origin != (-1, -1):
+                    out.add(("o",) + tuple(v.origin))
+        for v in self.p.callee_values(fi, cid):
+            if isinstance(v, Cls):
+                for klass in self.p.project_mro(v):
+                    cf = self.p.files[klass.file].classes[klass.index]
+                    for ids in cf.attrs.values():
+                        for aid in ids:
+                            a = self.p.files[klass.file].assigns[aid]
+                            for av in self.p.expand_params(self.p.values(klass.file, a.scope, a.value)):
+                                if isinstance(av, Obj) and av.origin != (-1, -1):
+                                    out.add(("o",) + tuple(av.origin))
+        return out
+
+    def _children(self, k: Key) -> FrozenSet[Key]:
+        """Every object below ``k`` (transitively; bounded)."""
+        if k[0] != "o":
+            return frozenset()
+        hit = self._child_cache.get(k)
+        if hit is not None:
+            return hit
+        seen: Set[Key] = set()
+        todo = [k]
+        while todo and len(seen) < 5000:
+            cur = todo.pop()
+            for c in self._direct_children(cur):
+                if c not in seen and c != k:
+                    seen.add(c)
+                    todo.append(c)
+        result = frozenset(seen)
+        self._child_cache[k] = result
+        return result
+
+    def _with_children(self, keys: FrozenSet[Key]) -> FrozenSet[Key]:
+        out = set(keys)
+        for k in keys:
+            out |= self._children(k)
+        return frozenset(out)
+
+    def _is_network(self, k: Key) -> bool:
+        """Not a wrapper, loss or optimizer (the rule's ``not_networks``)."""
+        if k[0] != "o" or self.spec.not_networks is None:
+            return True
+        types = self.mc.created_types(k[1], k[2]) or list(self.p.call_names(k[1], k[2]))
+        return not self.spec.not_networks.any(types)
+
+    def _networks(self, fi: int, cid: int) -> FrozenSet[Key]:
+        """The networks a sink trains or runs."""
+        key = (fi, cid)
+        hit = self._network_cache.get(key)
+        if hit is not None:
+            return hit
+        out = frozenset((ANY,))
+        if self.objects:
+            out = self._networks_uncached(fi, cid)
+        self._network_cache[key] = out
+        return out
+
+    def _networks_uncached(self, fi: int, cid: int) -> FrozenSet[Key]:
+        call = self.p.files[fi].calls[cid]
+        # a function made by value_and_grad: the networks whose parameters it differentiates
+        for ofi, ocid in self.mc.origin_calls(fi, call.scope, call.func)[0]:
+            names = self.p.call_names(ofi, ocid)
+            if any(n.endswith(("value_and_grad", ".grad")) for n in names):
+                trained = self._trained_networks(ofi, ocid)
+                if trained:
+                    return self._mode_layers(trained)
+        keys = self._keys(fi, call.scope, call.func)
+        if keys == frozenset((ANY,)):
+            return keys
+        return self._mode_layers(keys)
+
+    def _mode_layers(self, keys: FrozenSet[Key]) -> FrozenSet[Key]:
+        """What a step on ``keys`` depends on: the mode-dependent layers (Dropout, BatchNorm...)
+        inside them — ``set_train`` on any ancestor reaches those. Without known layers: the
+        networks themselves (wrappers, losses and optimizers replaced by what they wrap)."""
+        from linter.match.severity import mode_layer_globs
+
+        globs = mode_layer_globs(self.mc, self.rule.framework)
+        layers: Set[Key] = set()
+        for k in keys:
+            for d in {k} | self._children(k):
+                if d[0] == "o" and globs.any(self.mc.created_types(d[1], d[2]) or self.p.call_names(d[1], d[2])):
+                    layers.add(d)
+        if layers:
+            return frozenset(layers)
+        nets: Set[Key] = set()
+        for k in keys:
+            if self._is_network(k):
+                nets.add(k)
+            else:
+                inner = [c for c in self._children(k) if self._is_network(c)]
+                nets |= set(inner) if inner else {k}
+        return frozenset(nets)
+
+    def _trained_networks(self, fi: int, cid: int) -> FrozenSet[Key]:
+        """``value_and_grad(fn, None, optimizer.parameters)`` → the network behind the parameters."""
+        call = self.p.files[fi].calls[cid]
+        weights = next((a for a in call.args if a.keyword == "weights"), None)
+        if weights is None:
+            positional = [a for a in call.args if a.keyword is None]
+            weights = positional[2] if len(positional) > 2 else None
+        if weights is None:
+            return frozenset()
+        return self._param_owner(fi, call.scope, weights.value, 0)
+
+    def _param_owner(self, fi: int, scope: int, e: Expr, depth: int) -> FrozenSet[Key]:
+        if depth > 6:
+            return frozenset()
+        tag = e[0]
+        if tag == "call":
+            c = self.p.files[fi].calls[e[1]]
+            if c.func[0] == "attr" and c.func[2] in ("trainable_params", "get_parameters", "parameters"):
+                return frozenset(k for k in self._keys(fi, c.scope, c.func[1]) if k != ANY)
+            return frozenset()
+        if tag == "attr" and e[2] in ("parameters", "trainable_params"):
+            out: Set[Key] = set()
+            for v in self.p.expand_params(self.p.values(fi, scope, e[1])):
+                if isinstance(v, Obj) and v.file >= 0 and v.call >= 0:
+                    ctor = self.p.files[v.file].calls[v.call]
+                    if ctor.args:
+                        out |= self._param_owner(v.file, ctor.scope, ctor.args[0].value, depth + 1)
+            return frozenset(out)
+        if tag in ("name", "attr"):
+            out = set()
+            for sfi, sscope, sexpr, _l, _v in self.p.defining_exprs(fi, scope, e):
+                if sexpr is not None:
+                    out |= self._param_owner(sfi, sscope, sexpr, depth + 1)
+            return frozenset(out)
+        return frozenset()
+
+    def _set(self, S: State, keys: FrozenSet[Key], targets: FrozenSet[str], origin: Any) -> State:
+        if not self.objects:
+            return frozenset((ANY, t, origin) for t in targets)  # one state for the whole script
+        if ANY in keys:
+            if not (targets & self.bad):
+                # an unknown receiver may well be the network: a move to a good state applies to all
+                ks = {k for k, _, _ in S} | {ANY}
+                return frozenset((k, t, origin) for k in ks for t in targets)
+            keys = keys - {ANY}  # ...but a move to a bad state is not pinned on objects it may not touch
+            if not keys:
+                return S
+        keys = self._with_children(keys)
+        kept = {(k, s, o) for k, s, o in S if k not in keys}
+        if not any(k == ANY for k, _, _ in kept):
+            kept |= {(ANY, s, o) for k, s, o in S if k == ANY}
+        return frozenset(kept | {(k, t, origin) for k in keys for t in targets})
+
     # ------------------------------------------------------------------ run
     def run(self, files: Sequence[int]) -> List[Finding]:
         self._collect_events()
@@ -189,18 +409,18 @@ class StateFlow:
             self.summary(site)
         # Phase 2: the initial state, from the module code of entry scripts into the helpers
         # it reaches unreported.
-        todo = [(e, 0) for e in self.mc.roles.entries() if (e, 0) in self.relevant]
+        todo: List[Tuple[Site, State]] = [((e, 0), frozenset(((ANY, self.spec.initial, _INITIAL),)))
+                                          for e in self.mc.roles.entries() if (e, 0) in self.relevant]
         done: Set[Site] = set()
         while todo:
-            site = todo.pop(0)
+            site, entry = todo.pop(0)
             if site in done:
                 continue
             done.add(site)
             frame = _Frame(site[0], site[1], summary_mode=False)
-            self._exec_block(frame, self.p.files[site[0]].funcs[site[1]].body,
-                             frozenset(((self.spec.initial, _INITIAL),)))
-            for nxt in sorted(self.initial_into - done):
-                todo.append(nxt)
+            self._exec_block(frame, self.p.files[site[0]].funcs[site[1]].body, entry)
+            for nxt in sorted(set(self.initial_into) - done):
+                todo.append((nxt, self.initial_into[nxt]))
         self._resolve_pending()
         linted = set(files)
         out = []
@@ -226,52 +446,49 @@ class StateFlow:
         if hit is not None:
             return hit
         if site in self.active:
-            return _Summary(passthrough=True)
+            return _Summary(exits=frozenset(((ANY, None, _ENTRY),)))
         self.active.add(site)
         try:
             frame = _Frame(site[0], site[1], summary_mode=True)
-            end = self._exec_block(frame, self.p.files[site[0]].funcs[site[1]].body, frozenset(((None, _ENTRY),)))
-            states = set(end) | frame.exits
-            summ = _Summary(
-                passthrough=any(s is None for s, _ in states),
-                exits=frozenset((s, o) for s, o in states if s is not None),
-                sink=bool(frame.sink_sites),
-                sink_sites=frozenset(frame.sink_sites),
-                loop_sink=frame.loop_sink,
-            )
+            end = self._exec_block(frame, self.p.files[site[0]].funcs[site[1]].body, frozenset(((ANY, None, _ENTRY),)))
+            exits = end
+            for path in frame.exits:
+                exits = _join(exits, path)
+            summ = _Summary(exits=frozenset(exits), sink_keys=frozenset(frame.sink_keys),
+                            sink_sites=frozenset(frame.sink_sites), loop_sink=frame.loop_sink)
         finally:
             self.active.discard(site)
         self.summaries[site] = summ
         return summ
 
     # ------------------------------------------------------------------ interpreter
-    def _exec_block(self, fr: _Frame, block: Sequence[Stmt], S: FrozenSet[Tuple[Any, Any]]) -> FrozenSet[Tuple[Any, Any]]:
+    def _exec_block(self, fr: _Frame, block: Sequence[Stmt], S: State) -> State:
         for st in block:
             if not S:
                 break
             S = self._exec_stmt(fr, st, S)
         return S
 
-    def _header(self, fr: _Frame, st: Stmt, S: FrozenSet[Tuple[Any, Any]]) -> FrozenSet[Tuple[Any, Any]]:
+    def _header(self, fr: _Frame, st: Stmt, S: State) -> State:
         for cid in self.p.calls_in_stmt(fr.fi, st, fr.scope, header_only=True):
             S = self._on_call(fr, cid, S)
         return S
 
-    def _exec_stmt(self, fr: _Frame, st: Stmt, S: FrozenSet[Tuple[Any, Any]]) -> FrozenSet[Tuple[Any, Any]]:
+    def _exec_stmt(self, fr: _Frame, st: Stmt, S: State) -> State:
         tag = st[0]
         if tag in ("def", "class"):
             return S
         if tag in ("expr", "assign", "return", "raise", "import", "break", "continue"):
             S = self._header(fr, st, S)
             if tag == "return":
-                fr.exits |= S
+                fr.exits.append(S)
                 return frozenset()
             if tag == "raise":
                 return frozenset()
             return S
         if tag == "if":
             S = self._header(fr, st, S)
-            return self._exec_block(fr, st[3], S) | self._exec_block(fr, st[4], S)
+            return _join(self._exec_block(fr, st[3], S), self._exec_block(fr, st[4], S))
         if tag in ("for", "while"):
             S = self._header(fr, st, S)
             body = st[4] if tag == "for" else st[3]
@@ -280,7 +497,7 @@ class StateFlow:
             loop_in = S
             for _ in range(3):  # states settle after the second iteration; a third confirms
                 end = self._exec_block(fr, body, loop_in)
-                nxt = loop_in | end
+                nxt = _join(loop_in, end)
                 if nxt == loop_in:
                     break
                 loop_in = nxt
@@ -292,51 +509,98 @@ class StateFlow:
             for cid in items:
                 ev = self.events.get((fr.fi, cid))
                 if ev is not None and ev.with_enter is not None:
-                    S = frozenset((t, self._origin(fr, cid, ev.label)) for t in ev.with_enter)
+                    S = self._set(S, frozenset((ANY,)) if not self.objects else self._receiver(fr, cid),
+                                  ev.with_enter, self._origin(fr, cid, ev.label))
             S = self._exec_block(fr, st[3], S)
             for cid in reversed(items):
                 ev = self.events.get((fr.fi, cid))
                 if ev is not None and ev.with_exit is not None and S:
-                    S = frozenset((t, self._origin(fr, cid, ev.label)) for t in ev.with_exit)
+                    S = self._set(S, frozenset((ANY,)) if not self.objects else self._receiver(fr, cid),
+                                  ev.with_exit, self._origin(fr, cid, ev.label))
             return S
         if tag == "try":
             body = self._exec_block(fr, st[2], S)
             out = body
             for h in st[3]:
-                out = out | self._exec_block(fr, h, S | body)
+                out = _join(out, self._exec_block(fr, h, _join(S, body)))
             if st[4]:
-                out = (out - body) | self._exec_block(fr, st[4], body)
+                out = _join(out, self._exec_block(fr, st[4], body))
             if st[5]:
-                out = self._exec_block(fr, st[5], out | S)
+                out = self._exec_block(fr, st[5], _join(out, S))
             return out
         if tag == "branches":
             S = self._header(fr, st, S)
-            out = frozenset()
+            out = S
             for b in st[3]:
-                out = out | self._exec_block(fr, b, S)
-            return out | S
+                out = _join(out, self._exec_block(fr, b, S))
+            return out
         return S
 
-    def _on_call(self, fr: _Frame, cid: int, S: FrozenSet[Tuple[Any, Any]]) -> FrozenSet[Tuple[Any, Any]]:
+    def _receiver(self, fr: _Frame, cid: int) -> FrozenSet[Key]:
+        call = self.p.files[fr.fi].calls[cid]
+        if call.func[0] == "attr":
+            return self._keys(fr.fi, call.scope, call.func[1])
+        return frozenset((ANY,))
+
+    def _on_call(self, fr: _Frame, cid: int, S: State) -> State:
         fi = fr.fi
         ev = self.events.get((fi, cid))
         if ev is not None and ev.sink:
-            self._check(fr, cid, S, via=None)
-        targets = [t for t, _ in self.p.call_targets(fi, cid) if (t.file, t.index) in self.relevant]
+            self._check(fr, cid, S, None, self._networks(fi, cid))
+        targets = [(t, skip) for t, skip in self.p.call_targets(fi, cid) if (t.file, t.index) in self.relevant]
         if targets:
-            acc: Set[Tuple[Any, Any]] = set()
-            for t in targets:
+            acc: State = frozenset()
+            for t, skip_self in targets:
                 summ = self.summary((t.file, t.index))
+                mapping = self._mapping(fr, cid, t, skip_self)
                 if summ.sink:
-                    self._check(fr, cid, S, via=t)
-                if summ.passthrough:
-                    acc |= S
-                for state, origin in summ.exits:
-                    acc.add((state, self._origin(fr, cid, _label(self.mc, fi, cid) + self._inner(origin))))
-            S = frozenset(acc)
+                    keys: Set[Key] = set()
+                    for k in summ.sink_keys:
+                        keys |= mapping(k)
+                    self._check(fr, cid, S, t, frozenset(keys) or frozenset((ANY,)))
+                acc = _join(acc, self._apply(S, summ, mapping, fr, cid)) if acc else self._apply(S, summ, mapping, fr, cid)
+            S = acc
         if ev is not None and ev.to is not None:
-            S = frozenset((t, self._origin(fr, cid, ev.label)) for t in ev.to)
+            S = self._set(S, self._receiver(fr, cid), ev.to, self._origin(fr, cid, ev.label))
         return S
+
+    def _mapping(self, fr: _Frame, cid: int, f: Func, skip_self: bool) -> Any:
+        """Translate a helper's object keys into the caller's. Keys are concrete objects
+        (parameters are expanded through call sites), so this is the identity."""
+        return lambda k: frozenset((k,))
+
+    def _apply(self, S: State, summ: _Summary, mapping: Any, fr: _Frame, cid: int) -> State:
+        """The caller's state after a helper: what the helper sets replaces, the rest passes."""
+        touched: Dict[Key, Set[Tuple[Any, Any]]] = {}
+        any_exits = [(s, o) for k, s, o in summ.exits if k == ANY]
+        for k, s, o in summ.exits:
+            if k == ANY:
+                continue
+            for tk in mapping(k):
+                touched.setdefault(tk, set()).add((s, o))
+        label = _label(self.mc, fr.fi, cid)
+        here = self._origin(fr, cid, label)
+
+        def expand(tk: Key, ents: Any) -> Set[Entry]:
+            out: Set[Entry] = set()
+            for s, o in ents:
+                if s is None:
+                    out |= {(tk, s2, o2) for s2, o2 in _lookup(S, tk)}
+                else:
+                    out.add((tk, s, here[:3] + (label + self._inner(o),) + here[4:]))
+            return out
+
+        if ANY in touched:
+            # the helper acts on an object we cannot name: only a move to a good state is applied
+            ents = touched.pop(ANY)
+            if not any(s in self.bad for s, _ in ents if s is not None):
+                any_exits = list(ents) + [(None, _ENTRY)]
+        result: Set[Entry] = set()
+        keys = {k for k, _, _ in S if k != ANY} | set(touched)
+        for tk in keys:
+            result |= expand(tk, touched.get(tk) or any_exits or [(None, _ENTRY)])
+        result |= expand(ANY, any_exits or [(None, _ENTRY)])
+        return frozenset(result)
 
     def _origin(self, fr: _Frame, cid: int, label: str) -> Tuple[Any, ...]:
         """A transition made by call ``cid`` of this function: ("L", file, line, label, scope, statement)."""
@@ -360,16 +624,27 @@ class StateFlow:
             return f" → {origin[3]}"
         return ""
 
-    def _check(self, fr: _Frame, cid: int, S: FrozenSet[Tuple[Any, Any]], via: Optional[Func]) -> None:
+    def _check(self, fr: _Frame, cid: int, S: State, via: Optional[Func], keys: FrozenSet[Key]) -> None:
         in_loop = fr.loop_depth > 0
-        if via is not None and any(o != _ENTRY for _, o in S):
+        if self.objects and ANY in keys:
+            # The network of this step is unknown: it may be any tracked object. If one of
+            # them is certainly in a good state, it may be the one: say nothing.
+            tracked = {k for k, _, _ in S if k != ANY}
+            if any(all(st is not None and st not in self.bad for st, _ in _lookup(S, k)) for k in tracked):
+                return
+        observed: List[Tuple[Key, Any, Any]] = []
+        for k in sorted(keys, key=repr):
+            for s, o in _lookup(S, k):
+                observed.append((k, s, o))
+        if via is not None and any(o != _ENTRY for _, _, o in observed):
             # how this helper is called here: possibly bad, or certainly fine
-            bad_here = any(s in self.bad for s, o in S if o != _ENTRY)
+            bad_here = any(s in self.bad for _, s, o in observed if o != _ENTRY)
             sites = self.callsite_bad.setdefault(via, {})
             sites[(fr.fi, cid)] = sites.get((fr.fi, cid), False) or bad_here
-        for state, origin in sorted(S, key=repr):
+        for k, state, origin in sorted(set(observed), key=repr):
             if origin == _ENTRY:
                 if fr.summary_mode:
+                    fr.sink_keys.add(k)
                     if via is None:
                         fr.sink_sites.add((fr.fi, cid))
                         fr.loop_sink = fr.loop_sink or in_loop
@@ -390,7 +665,9 @@ class StateFlow:
             if via is None or here_in_loop:
                 self._report(fr.fi, cid, kind, origin, state, via)
             elif origin == _INITIAL:
-                self.initial_into.add((via.file, via.index))
+                entry = frozenset(((ANY, state, _INITIAL),))
+                site = (via.file, via.index)
+                self.initial_into[site] = _join(self.initial_into.get(site, frozenset()), entry)
             else:
                 self.pending.append(((fr.fi, cid), via, kind, origin, state))
 

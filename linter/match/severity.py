@@ -16,16 +16,6 @@ from linter.compiler.build import CompiledRule, GlobSet
 from linter.index.values import Cls, Ext, Obj
 from linter.match.context import MatchContext
 
-MODE_LAYERS = {
-    "mindspore": ("mindspore.nn.Dropout*", "mindspore.nn.*BatchNorm*", "mindspore.ops.dropout*", "mindspore.mint.nn.Dropout*",
-                  "mindspore.mint.nn.BatchNorm*", "mindspore.mint.nn.functional.dropout*", "mindspore.nn.TransformerEncoderLayer",
-                  "mindspore.nn.TransformerDecoderLayer", "mindspore.nn.Transformer", "mindspore.nn.MultiheadAttention",
-                  "mindspore.nn.LSTM", "mindspore.nn.GRU"),
-    "pytorch": ("torch.nn.Dropout*", "torch.nn.*BatchNorm*", "torch.nn.functional.dropout*", "torch.nn.Transformer*",
-                "torch.nn.MultiheadAttention", "torch.nn.AlphaDropout", "torch.nn.functional.batch_norm"),
-    "tensorflow": ("keras.layers.*Dropout*", "keras.layers.BatchNormalization", "keras.layers.GaussianNoise",
-                   "keras.layers.Random*", "keras.layers.LSTM", "keras.layers.GRU", "keras.layers.MultiHeadAttention"),
-}
 _FACTORIES = ("create_model", "get_model", "build_model", "from_pretrained", "load_model", "load")
 
 
@@ -42,8 +32,9 @@ def adjust(rule: CompiledRule, mc: MatchContext, lang: str, fi: int,
     return None, ""
 
 
-def _globs(framework: str) -> GlobSet:
-    return GlobSet(MODE_LAYERS.get(framework, ()))
+def mode_layer_globs(mc: MatchContext, framework: str) -> GlobSet:
+    """Layers whose behaviour depends on train/eval mode (``mode_dependent`` in rules/apis)."""
+    return GlobSet(mc.p.apis.mode_dependent.get(framework, ()))
 
 
 def _network_has(mc: MatchContext, framework: str, values: list, seen: Set[Any]) -> Optional[bool]:
@@ -51,7 +42,7 @@ def _network_has(mc: MatchContext, framework: str, values: list, seen: Set[Any])
     objs = [v for v in values if isinstance(v, Obj)]
     if not objs:
         return None
-    globs = _globs(framework)
+    globs = mode_layer_globs(mc, framework)
     verdict: Optional[bool] = False
     for o in objs:
         if o in seen:
@@ -112,7 +103,7 @@ def _modules_have(mc: MatchContext, framework: str, fi: int) -> bool:
     """Whether the script's modules build a mode-dependent layer (or an external network)."""
     from linter.match.absent import import_closure
 
-    globs = _globs(framework)
+    globs = mode_layer_globs(mc, framework)
     if not globs:
         return True
     files = set(import_closure(mc, fi))

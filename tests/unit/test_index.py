@@ -146,3 +146,10 @@ def test_parameter_cycles_terminate() -> None:
     for cid in range(len(p.files[0].calls)):
         p.call_names(0, cid)
         p.call_values(0, cid)
+
+
+def test_wildcard_alias_drops_a_submodule_not_the_name() -> None:
+    apis = builtin_packs().apis
+    assert apis.canonical("mindspore.nn.optim.Adam") == "mindspore.nn.Adam"
+    assert apis.canonical("mindspore.nn.optim.adam.Adam") == "mindspore.nn.Adam"
+    assert apis.canonical("mindspore.nn.layer.Dense") == "mindspore.nn.Dense"
