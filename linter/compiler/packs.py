@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 from linter.compiler.build import CompiledRule, build_rule, check_unique
 from linter.compiler.load import RuleFileError, api_files, builtin_pack, read_yaml, rule_files

@@ -4,7 +4,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from typing import Any, Iterator, List, Sequence, Tuple
 
-from linter.facts.model import Block, Expr, FileFacts, Stmt
+from linter.facts.model import Block, FileFacts, Stmt
 
 
 def child_blocks(st: Stmt) -> Tuple[Block, ...]:

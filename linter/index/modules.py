@@ -9,7 +9,7 @@ never touches anything outside the project.
 from __future__ import annotations
 
 import os
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 ExistsFn = Callable[[str], bool]
 """``exists(path)``: whether a file outside the known set exists (a disk check, or never)."""

@@ -12,7 +12,7 @@ import os
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.facts.ir import calls_in_range, iter_returns, last_sid
-from linter.facts.model import ArgFact, CallFact, Expr, FileFacts, FuncFact, ImportFact
+from linter.facts.model import ArgFact, CallFact, Expr, FileFacts, ImportFact
 from linter.index.apis import NO_DEFAULT, ApiTables, Param as ApiParam
 from linter.index.modules import ModuleMap, module_name
 from linter.index.values import (
@@ -27,7 +27,6 @@ from linter.index.values import (
     Param,
     Record,
     Super,
-    Unknown,
     Value,
     Valued,
     const,
@@ -733,6 +732,34 @@ class Project:
                     if any(t == f for t, _ in self.call_targets(gfi, cid)):
                         out.append((gfi, cid))
         self._instance[key] = out
+        return out
+
+    def calling_scopes(self, seeds: Iterable[Tuple[int, int]], *, instances: bool = False,
+                       lexical: bool = False) -> Set[Tuple[int, int]]:
+        """Scopes ``(file, function)`` from which a seed scope can be reached: the seeds and,
+        transitively, the scopes of their call sites (``instances``: also instance calls that
+        run a ``construct``/``forward``; ``lexical``: also the function a nested function or
+        lambda is defined in, which may call it through a name we cannot see)."""
+        out: Set[Tuple[int, int]] = set()
+        todo = list(seeds)
+        while todo:
+            site = todo.pop()
+            if site in out:
+                continue
+            out.add(site)
+            fi, scope = site
+            if scope == 0:
+                continue
+            f = self.files[fi].funcs[scope]
+            if f.kind == "class":
+                continue
+            for cfi, cid, _ in self.callers(Func(fi, scope)):
+                todo.append((cfi, self.files[cfi].calls[cid].scope))
+            if instances:
+                for cfi, cid in self.instance_callers(Func(fi, scope)):
+                    todo.append((cfi, self.files[cfi].calls[cid].scope))
+            if lexical and (f.kind == "lambda" or f.parent > 0):
+                todo.append((fi, f.parent))
         return out
 
     # ------------------------------------------------------------------ parameters and call sites

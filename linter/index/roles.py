@@ -15,7 +15,7 @@ from linter.compiler.build import GlobSet
 from linter.facts.ir import child_blocks
 from linter.facts.model import Expr, Stmt
 from linter.index.project import Project
-from linter.index.values import Cls, Const, Func, Obj
+from linter.index.values import Func
 
 TRAINING = "training"
 EVALUATION = "evaluation"
@@ -202,23 +202,8 @@ class Roles:
         hit = self._leads.get(role)
         if hit is not None:
             return hit
-        out: Set[Site] = set()
-        todo = [(sfi, self.p.files[sfi].calls[cid].scope) for sfi, cid in self.step_sites(role)]
-        while todo:
-            site = todo.pop()
-            if site in out:
-                continue
-            out.add(site)
-            fi, scope = site
-            if scope == 0:
-                continue
-            f = self.p.files[fi].funcs[scope]
-            if f.kind == "class":
-                continue
-            for cfi, cid, _ in self.p.callers(Func(fi, scope)):
-                todo.append((cfi, self.p.files[cfi].calls[cid].scope))
-            if f.kind == "lambda" or f.parent > 0:
-                todo.append((fi, f.parent))
+        out = self.p.calling_scopes(
+            ((sfi, self.p.files[sfi].calls[cid].scope) for sfi, cid in self.step_sites(role)), lexical=True)
         self._leads[role] = out
         return out
 

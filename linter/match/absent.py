@@ -8,7 +8,7 @@ resolving the whole project.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Sequence, Set, Tuple
 
 from linter.compiler.build import AbsentSpec, CompiledRule
 from linter.match.context import MatchContext

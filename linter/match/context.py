@@ -8,16 +8,15 @@ calls but still resolve each one once (the project index memoises).
 """
 from __future__ import annotations
 
-import fnmatch
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import CallPattern, GlobSet
 from linter.facts.ir import child_blocks
-from linter.facts.model import ArgFact, CallFact, Expr, FileFacts, Stmt
-from linter.index.apis import NO_DEFAULT, Expression, Param as ApiParam, parse_version
+from linter.facts.model import ArgFact, CallFact, Expr, Stmt
+from linter.index.apis import NO_DEFAULT, Param as ApiParam, parse_version
 from linter.index.project import BoundArgs, Project, bind_args
 from linter.index.roles import Roles
-from linter.index.values import Bound, Cls, Ext, Func, Obj
+from linter.index.values import Cls, Ext, Obj
 
 Call = Tuple[int, int]
 """(file index, call id)."""

@@ -30,7 +30,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set
 from linter.compiler.build import CompiledRule, Effect, FlowSpec
 from linter.facts.ir import iter_returns
 from linter.facts.model import Expr, Stmt
-from linter.index.values import Bound, Cls, Ext, Func, Obj, Param
+from linter.index.values import Bound, Cls, Func, Obj
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding
 from linter.model import Finding
@@ -204,22 +204,8 @@ class StateFlow:
         return frozenset(out)
 
     def _relevant_sites(self) -> None:
-        todo = [(fi, self.p.files[fi].calls[cid].scope) for fi, cid in self.events]
-        while todo:
-            site = todo.pop()
-            if site in self.relevant:
-                continue
-            self.relevant.add(site)
-            fi, scope = site
-            if scope == 0:
-                continue
-            f = self.p.files[fi].funcs[scope]
-            if f.kind == "class":
-                continue
-            for cfi, cid, _ in self.p.callers(Func(fi, scope)):
-                todo.append((cfi, self.p.files[cfi].calls[cid].scope))
-            for cfi, cid in self.p.instance_callers(Func(fi, scope)):
-                todo.append((cfi, self.p.files[cfi].calls[cid].scope))
+        self.relevant |= self.p.calling_scopes(
+            ((fi, self.p.files[fi].calls[cid].scope) for fi, cid in self.events), instances=True)
 
     # ------------------------------------------------------------------ objects
     def _keys(self, fi: int, scope: int, e: Expr) -> FrozenSet[Key]:
