@@ -29,6 +29,15 @@ class Span:
 
 
 @dataclass(frozen=True)
+class CellSpan:
+    """Where a notebook finding is, as the user sees it: ``cell`` is the 1-based index of the
+    cell among all cells of the notebook, ``span`` is relative to that cell's source."""
+
+    cell: int
+    span: Span
+
+
+@dataclass(frozen=True)
 class Finding:
     """One rule violation at one place."""
 
@@ -47,6 +56,9 @@ class Finding:
     """Other places that explain the finding: (path, line, note)."""
     data: Dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     """Values bound while matching (argument values, helper names), for reports and fixes."""
+    cell: Optional[CellSpan] = None
+    """For notebooks: the position in the cell; ``span`` is then the position in the
+    ``.ipynb`` file itself."""
 
     def sort_key(self) -> Tuple[str, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.rule)
@@ -65,6 +77,8 @@ class Finding:
             "severity": self.severity.value,
             "message": self.message,
         }
+        if self.cell is not None:
+            out.update(_cell_json(self.cell))
         if self.related:
             out["related"] = [{"path": p, "line": ln, "note": n} for p, ln, n in self.related]
         return out
@@ -97,6 +111,8 @@ class Diagnostic:
     column: Optional[int] = None
     rule: Optional[str] = None
     fatal: bool = True
+    cell: Optional[CellSpan] = None
+    """For notebooks: the position in the cell (``line``/``column`` are then in the file)."""
 
     def sort_key(self) -> Tuple[str, int, int, str]:
         return (self.path, self.line or 0, self.column or 0, self.kind.value)
@@ -107,7 +123,14 @@ class Diagnostic:
             out["line"] = self.line
         if self.column is not None:
             out["column"] = self.column
+        if self.cell is not None:
+            out.update(_cell_json(self.cell))
         if self.rule is not None:
             out["rule"] = self.rule
         out["severity"] = "error" if self.fatal else "warning"
         return out
+
+
+def _cell_json(c: CellSpan) -> Dict[str, Any]:
+    return {"cell": c.cell, "cell_line": c.span.line, "cell_column": c.span.column,
+            "cell_end_line": c.span.end_line, "cell_end_column": c.span.end_column}
