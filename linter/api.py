@@ -5,7 +5,7 @@ import os
 from typing import Dict, List, Optional, Sequence
 
 from linter.compiler.packs import RulePacks, load_packs
-from linter.discover import discover
+from linter.discover import Walk, discover, display_path
 from linter.index.modules import project_root
 from linter.pipeline import Options, RunResult, Unit, parse_unit, run
 
@@ -14,12 +14,12 @@ VIRTUAL_ROOT = os.path.join(os.sep, "__trainlint_virtual__")
 
 
 def check_paths(paths: Sequence[str], packs: Optional[RulePacks] = None, options: Optional[Options] = None,
-                cwd: Optional[str] = None) -> RunResult:
+                cwd: Optional[str] = None, walk: Optional[Walk] = None) -> RunResult:
     """Lint files and directories (walked); imported project files are read for context."""
     cwd = cwd or os.getcwd()
     packs = packs or load_packs()
     options = options or Options()
-    refs, errors = discover(paths, cwd)
+    refs, errors = discover(paths, cwd, walk)
     stop = [os.path.abspath(os.path.join(cwd, p)) for p in paths if os.path.isdir(os.path.join(cwd, p))]
     units = [Unit(r.path, r.abspath, _root(r.abspath, stop), linted=True) for r in refs]
     result = run(units, packs, options)
@@ -37,6 +37,22 @@ def _root(abspath: str, named_dirs: Sequence[str]) -> str:
         if abspath.startswith(d + os.sep):
             return d
     return os.path.dirname(abspath)
+
+
+def check_stdin(name: str, data: bytes, packs: Optional[RulePacks] = None, options: Optional[Options] = None,
+                cwd: Optional[str] = None) -> RunResult:
+    """Lint ``data`` (an editor's unsaved buffer) as if it were the file ``name``; the project
+    around ``name`` on disk is read for context (its imports), but ``name`` itself is not."""
+    cwd = cwd or os.getcwd()
+    packs = packs or load_packs()
+    options = options or Options()
+    abspath = os.path.abspath(os.path.join(cwd, name))
+    unit = Unit(display_path(abspath, cwd) if not os.path.isabs(name) else name, abspath,
+                _root(abspath, [cwd]), linted=True)
+    errors = parse_unit(unit, data)
+    result = run([unit], packs, options)
+    result.errors = sorted(errors + result.errors, key=lambda d: d.sort_key())
+    return result
 
 
 def check_sources(sources: Dict[str, str], packs: Optional[RulePacks] = None,

@@ -10,9 +10,13 @@ import argparse
 import json
 import os
 import sys
-from typing import List, Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, List, Optional, Sequence, TextIO
 
 from linter import __version__
+from linter.config import FORMATS
+
+if TYPE_CHECKING:
+    from linter.settings import CliOverrides
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -30,32 +34,48 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"trainlint {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    c = sub.add_parser("check", help="lint files or directories", description="Lint Python training/inference scripts.",
+    c = sub.add_parser("check", help="lint files or directories", description="Lint Python training/inference scripts and notebooks.",
                        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    c.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
-    c.add_argument("--format", choices=["rich", "concise", "json"], default=None,
-                   help="output format (default: rich; plain text when not a terminal)")
-    c.add_argument("--lang", choices=["en", "zh"], default="en", help="message language")
-    c.add_argument("--select", action="append", metavar="SEL", help="only these rules: id, id prefix, name, checklist id (dp.03), framework or tag; repeatable or comma-separated")
-    c.add_argument("--extend-select", action="append", metavar="SEL", default=[], help="add rules to the selection")
-    c.add_argument("--ignore", action="append", metavar="SEL", default=[], help="skip these rules")
-    c.add_argument("--rules", action="append", metavar="DIR", default=[], help="add a rule pack directory (repeatable)")
-    c.add_argument("--no-default-rules", action="store_true", help="do not load the built-in rules")
-    c.add_argument("--target-version", action="append", metavar="FW=VER", default=[],
-                   help="framework version whose semantics to assume, e.g. mindspore=2.3 (default: installed, else the tables' version)")
-    c.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    c.add_argument("--quiet", "-q", action="store_true", help="print only findings and errors, no summary")
+    c.add_argument("paths", nargs="*", help="files or directories (default: .)")
+    g = c.add_argument_group("rule selection")
+    g.add_argument("--select", action="append", metavar="SEL", help="only these rules: id, id prefix, name, checklist id (dp.03), framework, tag or ALL; repeatable or comma-separated (replaces the config's select)")
+    g.add_argument("--extend-select", action="append", metavar="SEL", default=[], help="add rules to the selection")
+    g.add_argument("--ignore", action="append", metavar="SEL", default=[], help="skip these rules")
+    g.add_argument("--rules", action="append", metavar="DIR", default=[], help="add a rule pack directory (repeatable)")
+    g.add_argument("--no-default-rules", action="store_true", help="do not load the built-in rules")
+    g.add_argument("--target-version", action="append", metavar="FW=VER", default=[],
+                   help="framework version whose semantics to assume, e.g. mindspore=2.3 (default: the config's, else the installed one, else the rule tables' version)")
+    o = c.add_argument_group("output")
+    o.add_argument("--format", choices=list(FORMATS), default=None,
+                   help="output format (default: the config's, else rich; rich is plain text when not a terminal or NO_COLOR is set)")
+    o.add_argument("--lang", choices=["en", "zh"], default=None, help="message language (default: the config's, else en)")
+    o.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
+    o.add_argument("--quiet", "-q", action="store_true", help="print only findings and errors, no summary")
+    o.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    i = c.add_argument_group("input")
+    i.add_argument("--stdin-filename", metavar="NAME", help="read the source from standard input and report it as NAME (editors); the project around NAME gives context")
+    i.add_argument("--force-exclude", action="store_true", help="apply the config's excludes and .gitignore to files named explicitly (pre-commit)")
+    i.add_argument("--config", metavar="FILE", help="use this trainlint.toml / pyproject.toml instead of searching for one")
+    i.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    b = c.add_argument_group("suppressions and baseline")
+    b.add_argument("--strict-suppressions", action="store_true", help="report bare `# trainlint: ignore` comments and fail on unused or unknown ones")
+    b.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
+    b.add_argument("--write-baseline", metavar="FILE", help="record the current findings in FILE (exit 0) and report nothing")
 
-    r = sub.add_parser("rules", help="list the rules", description="List every loaded rule.")
-    r.add_argument("--format", choices=["table", "json"], default="table")
-    r.add_argument("--lang", choices=["en", "zh"], default="en")
-    r.add_argument("--rules", action="append", metavar="DIR", default=[])
-    r.add_argument("--no-default-rules", action="store_true")
+    r = sub.add_parser("rules", help="list the rules", description="List every loaded rule (built-in, the config's rule directories and --rules).")
+    r.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+    r.add_argument("--lang", choices=["en", "zh"], default="en", help="title language")
+    r.add_argument("--rules", action="append", metavar="DIR", default=[], help="add a rule pack directory (repeatable)")
+    r.add_argument("--no-default-rules", action="store_true", help="do not load the built-in rules")
+    r.add_argument("--config", metavar="FILE", help="configuration file (default: searched from the current directory)")
+    r.add_argument("--isolated", action="store_true", help="ignore configuration files")
 
     e = sub.add_parser("explain", help="explain a rule", description="What a rule finds, why it hurts accuracy, how to fix it, with examples.")
     e.add_argument("rule", help="rule id or name")
-    e.add_argument("--lang", choices=["en", "zh"], default="en")
-    e.add_argument("--rules", action="append", metavar="DIR", default=[])
+    e.add_argument("--lang", choices=["en", "zh"], default="en", help="language")
+    e.add_argument("--rules", action="append", metavar="DIR", default=[], help="add a rule pack directory (repeatable)")
+    e.add_argument("--config", metavar="FILE", help="configuration file (default: searched from the current directory)")
+    e.add_argument("--isolated", action="store_true", help="ignore configuration files")
 
     sub.add_parser("schema", help="print the rule-file JSON Schema", description="Print the JSON Schema of rule files.")
 
@@ -81,68 +101,112 @@ def _print_rule_errors(errors: Sequence[object], err: TextIO) -> None:
         err.write(f"trainlint: rule error: {e}\n")
 
 
-def _versions(args: argparse.Namespace, err: TextIO):
-    versions, sources = {}, {}
-    for item in args.target_version:
-        fw, sep, ver = item.partition("=")
-        if not sep or fw not in ("mindspore", "pytorch", "tensorflow") or not ver:
-            err.write(f"trainlint: --target-version expects FRAMEWORK=VERSION with FRAMEWORK one of mindspore, pytorch, tensorflow; got {item!r}\n")
-            return None
-        versions[fw] = ver
-        sources[fw] = "--target-version"
-    return versions, sources
+def _cli_overrides(args: argparse.Namespace) -> "CliOverrides":
+    from linter.settings import CliOverrides
+
+    return CliOverrides(
+        select=_split(args.select) if args.select else None, extend_select=_split(args.extend_select),
+        ignore=_split(args.ignore), rules=list(args.rules), no_default_rules=args.no_default_rules,
+        target_version=list(args.target_version), format=args.format, lang=args.lang, config=args.config,
+        isolated=args.isolated, force_exclude=args.force_exclude, strict_suppressions=args.strict_suppressions,
+        baseline=args.baseline,
+    )
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from linter.api import check_paths
-    from linter.compiler.packs import load_packs
-    from linter.pipeline import Options
-    from linter.selection import build_filter, known_selector
+    from linter.baseline import BaselineError
+    from linter.config import ConfigError
+    from linter.settings import RuleErrors, resolve_settings
 
-    packs = load_packs(args.rules, builtin=not args.no_default_rules)
-    if packs.errors:
-        _print_rule_errors(packs.errors, err)
+    cwd = os.getcwd()
+    stdin_name = args.stdin_filename
+    if stdin_name is not None and args.paths and args.paths != ["-"]:
+        err.write("trainlint: give either paths or --stdin-filename, not both\n")
         return EXIT_ERROR
-    select = _split(args.select)
-    ignore = _split(args.ignore)
-    extend = _split(args.extend_select)
-    for s in select + ignore + extend:
-        if s.upper() != "ALL" and not known_selector(s, packs.rules):
-            err.write(f"trainlint: unknown rule selector {s!r} (use an id, id prefix, name, checklist id, framework or tag; see `trainlint rules`)\n")
-            return EXIT_ERROR
-    vs = _versions(args, err)
-    if vs is None:
+    paths = [stdin_name] if stdin_name is not None else (args.paths or ["."])
+    try:
+        st = resolve_settings(paths, cwd, _cli_overrides(args))
+    except RuleErrors as exc:
+        _print_rule_errors(exc.errors, err)
         return EXIT_ERROR
-    options = Options(lang=args.lang, versions=vs[0], version_sources=vs[1],
-                      select=build_filter(packs.rules, select or None, ignore, extend))
-    result = check_paths(args.paths, packs, options)
-    fmt = args.format or "rich"
-    if fmt == "json":
-        from linter.report import json_format
+    except ConfigError as exc:
+        err.write(f"trainlint: configuration error: {exc}\n")
+        return EXIT_ERROR
 
-        json_format.write(out, result.findings, result.errors, result.files,
-                          {"suppressed": result.suppressed, "context_files": result.context_files})
-    elif fmt == "concise":
-        from linter.report import concise
+    from linter.api import check_paths, check_stdin
+    from linter.discover import is_excluded
+    from linter.report.run import Report
 
-        concise.write(out, result.findings, result.errors)
+    if stdin_name is not None:
+        if st.walk.force_exclude and is_excluded(stdin_name, cwd, st.walk):
+            return EXIT_CLEAN  # as Ruff: an excluded buffer gets no diagnostics
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        result = check_stdin(stdin_name, data, st.packs, st.options, cwd)
     else:
-        from linter.report import text
+        result = check_paths(paths, st.packs, st.options, cwd, st.walk)
 
-        text.write(out, result.findings, result.errors, result.files, result.sources, packs.checklist, args.lang)
-    if any(e.fatal for e in result.errors):
+    _encoding(out, st.format)
+    report = Report(result, st, cwd)
+    if args.write_baseline:
+        try:
+            n = report.write_baseline(os.path.join(cwd, args.write_baseline))
+        except OSError as exc:
+            err.write(f"trainlint: cannot write baseline {args.write_baseline}: {exc.strerror or exc}\n")
+            return EXIT_ERROR
+        report.write_errors(err)
+        err.write(f"trainlint: recorded {n} finding{'s' if n != 1 else ''} in {args.write_baseline}\n")
+        return EXIT_ERROR if report.fatal else EXIT_CLEAN
+    try:
+        report.apply_baseline()
+    except BaselineError as exc:
+        err.write(f"trainlint: baseline error: {exc}\n")
         return EXIT_ERROR
-    if result.findings and not args.exit_zero:
+    if args.statistics:
+        report.statistics(out)
+    else:
+        report.write(out, quiet=args.quiet)
+    if report.fatal:
+        return EXIT_ERROR
+    if report.failing and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
 
-def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _packs_with_config(args: argparse.Namespace, err: TextIO, no_default: bool = False):
+    """Rule packs for ``rules``/``explain``: built-in, the config's ``rules`` and ``--rules``."""
     from linter.compiler.packs import load_packs
+    from linter.config import ConfigError
+    from linter.settings import config_for
 
-    packs = load_packs(args.rules, builtin=not args.no_default_rules)
+    try:
+        config = config_for([], os.getcwd(), args.config, args.isolated)
+    except ConfigError as exc:
+        err.write(f"trainlint: configuration error: {exc}\n")
+        return None
+    packs = load_packs(list(config.rules) + list(args.rules), builtin=not (no_default or config.no_default_rules))
     if packs.errors:
         _print_rule_errors(packs.errors, err)
+        return None
+    return packs
+
+
+def _encoding(out: TextIO, fmt: str) -> None:
+    """Machine formats are UTF-8 whatever the locale (SARIF/JUnit declare it); text formats
+    degrade to escapes instead of crashing on a non-UTF-8 console (Chinese messages)."""
+    if out is not sys.stdout or not hasattr(out, "reconfigure"):
+        return
+    try:
+        if fmt in ("json", "sarif", "junit"):
+            out.reconfigure(encoding="utf-8")
+        else:
+            out.reconfigure(errors="backslashreplace")
+    except (ValueError, OSError):  # already written to, or not reconfigurable
+        pass
+
+
+def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    packs = _packs_with_config(args, err, args.no_default_rules)
+    if packs is None:
         return EXIT_ERROR
     if args.format == "json":
         json.dump([{"id": r.id, "name": r.name, "checklist": r.checklist, "framework": r.framework,
@@ -163,12 +227,10 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from linter.compiler.packs import load_packs
     from linter.explain import render_rule
 
-    packs = load_packs(args.rules)
-    if packs.errors:
-        _print_rule_errors(packs.errors, err)
+    packs = _packs_with_config(args, err)
+    if packs is None:
         return EXIT_ERROR
     key = args.rule
     rule = next((r for r in packs.rules if key in (r.id, r.name) or r.id == key.upper()), None)

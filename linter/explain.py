@@ -7,7 +7,7 @@ from typing import List
 from linter.compiler.build import CompiledRule
 from linter.compiler.packs import RulePacks
 
-_HEAD = {
+HEADINGS = {
     "en": {"what": "What it does", "why": "Why it hurts accuracy", "fix": "How to fix it", "known_problems": "Known problems",
            "references": "References", "bad": "Example (reported)", "good": "Use instead / not reported", "checklist": "Checklist item",
            "file": "Rule file"},
@@ -16,18 +16,18 @@ _HEAD = {
 }
 
 
-def _text(block: object, lang: str) -> str:
+def localized(block: object, lang: str) -> str:
     if isinstance(block, dict):
         return str(block.get(lang) or block.get("en") or "")
     return str(block or "")
 
 
 def render_rule(rule: CompiledRule, packs: RulePacks, lang: str = "en") -> str:
-    h = _HEAD.get(lang, _HEAD["en"])
+    h = HEADINGS.get(lang, HEADINGS["en"])
     out: List[str] = []
-    out.append(f"{rule.id} {rule.name}: {_text(rule.title, lang)}")
+    out.append(f"{rule.id} {rule.name}: {localized(rule.title, lang)}")
     item = packs.checklist.get(rule.checklist, {})
-    out.append(f"{h['checklist']}: {rule.checklist} {_text(item.get('title'), lang)}")
+    out.append(f"{h['checklist']}: {rule.checklist} {localized(item.get('title'), lang)}")
     out.append(f"framework: {rule.framework}   severity: {rule.severity}"
                + (f"   versions: {rule.versions}" if rule.versions else "")
                + (f"   tags: {', '.join(rule.tags)}" if rule.tags else ""))
@@ -35,7 +35,7 @@ def render_rule(rule: CompiledRule, packs: RulePacks, lang: str = "en") -> str:
     for key in ("what", "why", "fix", "known_problems"):
         if key in rule.docs:
             out.append(f"## {h[key]}")
-            out.append(_text(rule.docs[key], lang).strip())
+            out.append(localized(rule.docs[key], lang).strip())
             out.append("")
     refs = rule.docs.get("references") or []
     if refs:

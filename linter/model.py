@@ -94,6 +94,8 @@ class ErrorKind(str, enum.Enum):
     CONFIG = "config"
     INTERNAL = "internal"
     LIMIT = "limit"
+    SUPPRESSION = "suppression"
+    NOTEBOOK = "notebook"
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,11 @@ crashes becomes a :class:`Diagnostic` and the rest of the run goes on.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -28,9 +29,10 @@ from linter.index.project import Project
 from linter.index.roles import Roles
 from linter.match import run_rules
 from linter.match.context import MatchContext
-from linter.model import Diagnostic, ErrorKind, Finding
-from linter.sources import decode
-from linter.suppress import apply_suppressions
+from linter.model import CellSpan, Diagnostic, ErrorKind, Finding, Severity, Span
+from linter.notebooks import Notebook, NotebookError, read_notebook
+from linter.sources import decode, source_lines
+from linter.suppress import apply_suppressions, suppression_problems
 
 MAX_CONTEXT_FILES = 5000
 """Imported project files read for context (not reported on); a bound for huge trees."""
@@ -43,6 +45,11 @@ class Options:
     version_sources: Dict[str, str] = field(default_factory=dict)
     select: Optional[Callable[[str], bool]] = None
     """Rule filter (by id); None = every loaded rule."""
+    per_file_ignores: Optional[Callable[[str], FrozenSet[str]]] = None
+    """Rule ids not reported in a file (by absolute path), from the config."""
+    severity: Dict[str, Severity] = field(default_factory=dict)
+    """Rule id → the severity its findings are reported with (config overrides)."""
+    strict_suppressions: bool = False
 
 
 @dataclass
@@ -55,6 +62,8 @@ class Unit:
     linted: bool
     facts: Optional[FileFacts] = None
     source: Optional[str] = None
+    notebook: Optional[Notebook] = None
+    """For ``.ipynb`` files: the joined code cells (``source``) and the map back to cells."""
 
 
 @dataclass
@@ -67,6 +76,33 @@ class RunResult:
     suppressed: int = 0
     sources: Dict[str, str] = field(default_factory=dict)
     """Text of the linted files that have findings (for reports that show source lines)."""
+
+    notebooks: Dict[str, Notebook] = field(default_factory=dict)
+    """Notebooks that have findings (for showing the cell's lines)."""
+    _lines: Dict[Any, List[str]] = field(default_factory=dict, repr=False)
+
+    def lines_for(self, f: Finding) -> Tuple[List[str], Span]:
+        """The lines of the file (of the cell, for notebooks) a finding is in, and its span
+        in them; ``([], span)`` when the text is not kept."""
+        nb = self.notebooks.get(f.path)
+        if nb is not None and f.cell is not None:
+            key = (f.path, f.cell.cell)
+            lines = self._lines.get(key)
+            if lines is None:
+                lines = self._lines[key] = source_lines(nb.cell_source(f.cell.cell))
+            return lines, f.cell.span
+        src = self.sources.get(f.path)
+        if src is None:
+            return [], f.span
+        lines = self._lines.get(f.path)
+        if lines is None:
+            lines = self._lines[f.path] = source_lines(src)
+        return lines, f.span
+
+    def flagged_text(self, f: Finding) -> str:
+        """The full source lines a finding spans (baseline fingerprints)."""
+        lines, span = self.lines_for(f)
+        return "\n".join(lines[span.line - 1:span.end_line])
 
 
 def parse_unit(unit: Unit, data: Optional[bytes] = None) -> List[Diagnostic]:
@@ -82,15 +118,52 @@ def parse_unit(unit: Unit, data: Optional[bytes] = None) -> List[Diagnostic]:
     errors += decoded.diagnostics
     if decoded.text is None:
         return errors
-    unit.source = decoded.text
+    text = decoded.text
+    if unit.path.endswith(".ipynb"):
+        try:
+            unit.notebook = read_notebook(text)
+        except NotebookError as exc:
+            errors.append(Diagnostic(ErrorKind.NOTEBOOK, unit.path, exc.message, line=exc.line, column=exc.column))
+            return errors
+        text = unit.notebook.text
+    unit.source = text
     try:
-        unit.facts = extract(unit.path, decoded.text)
+        unit.facts = extract(unit.path, text)
     except cst.ParserSyntaxError as exc:
-        line, column, message = syntax_error_details(decoded.text, exc)
-        errors.append(Diagnostic(ErrorKind.SYNTAX, unit.path, message, line=line, column=column))
+        line, column, message = syntax_error_details(text, exc)
+        errors.append(_located(Diagnostic(ErrorKind.SYNTAX, unit.path, message, line=line, column=column), unit.notebook))
     except RecursionError:
         errors.append(Diagnostic(ErrorKind.LIMIT, unit.path, "nesting too deep to analyse (recursion limit)"))
     return errors
+
+
+def _located(d: Diagnostic, nb: Optional[Notebook]) -> Diagnostic:
+    """A diagnostic at a position of a notebook's joined text, moved to the file and cell."""
+    if nb is None or d.line is None:
+        return d
+    loc = nb.locate(d.line, d.column or 1)
+    if loc is None:
+        return d
+    return dataclasses.replace(d, line=loc.file_line, column=loc.file_column,
+                               cell=CellSpan(loc.cell, Span(loc.cell_line, loc.cell_column, loc.cell_line, loc.cell_column)))
+
+
+def _in_notebook(f: Finding, nb: Notebook) -> Finding:
+    """A finding at a position of a notebook's joined text, moved to the file and cell."""
+    start = nb.locate(f.span.line, f.span.column)
+    if start is None:
+        return f
+    end = nb.locate(f.span.end_line, f.span.end_column)
+    if end is None or end.cell != start.cell:
+        end = start
+    related = []
+    for path, line, note in f.related:
+        loc = nb.locate(line, 1) if path == f.path else None
+        related.append((path, loc.file_line, note) if loc is not None else (path, line, note))
+    return dataclasses.replace(
+        f, span=Span(start.file_line, start.file_column, end.file_line, end.file_column),
+        cell=CellSpan(start.cell, Span(start.cell_line, start.cell_column, end.cell_line, end.cell_column)),
+        related=tuple(related))
 
 
 _LIBCST_AT = re.compile(r"error at (\d+):(\d+)")
@@ -139,14 +212,42 @@ def run(units: List[Unit], packs: RulePacks, options: Options, read_context: boo
     findings, rule_errors = run_rules(rules, mc, linted, options.lang)
     errors += rule_errors
     sources = {u.path: u.source for u in present if u.linted}
-    findings, suppressed = apply_suppressions(findings, {u.path: u.facts for u in present if u.linted}, sources)
+    findings, suppressed, comments = apply_suppressions(findings, {u.path: u.facts for u in present if u.linted}, sources)
+    names = {r.id: r.id for r in packs.rules}
+    names.update({r.name: r.id for r in packs.rules})
+    errors += suppression_problems(comments, names, {r.id for r in rules}, len(rules) == len(packs.rules),
+                                   options.strict_suppressions, options.lang)
+    findings = _configured(findings, {u.path: u.abspath for u in present if u.linted}, options)
+    notebooks = {u.path: u.notebook for u in present if u.linted and u.notebook is not None}
+    if notebooks:
+        findings = [_in_notebook(f, notebooks[f.path]) if f.path in notebooks else f for f in findings]
+        errors = [_located(e, notebooks[e.path]) if e.path in notebooks and e.kind is ErrorKind.SUPPRESSION else e
+                  for e in errors]
     findings.sort(key=Finding.sort_key)
     errors.sort(key=Diagnostic.sort_key)
     flagged = {f.path for f in findings}
     return RunResult(findings, errors, files=sum(1 for u in units if u.linted),
                      context_files=sum(1 for u in units if not u.linted and u.facts is not None),
                      suppressed=suppressed,
-                     sources={p: s for p, s in sources.items() if p in flagged and s is not None})
+                     sources={p: s for p, s in sources.items() if p in flagged and s is not None},
+                     notebooks={p: nb for p, nb in notebooks.items() if p in flagged})
+
+
+def _configured(findings: List[Finding], abspaths: Dict[str, str], options: Options) -> List[Finding]:
+    """Per-file ignores and severity overrides from the configuration."""
+    if options.per_file_ignores is None and not options.severity:
+        return findings
+    out: List[Finding] = []
+    ignored: Dict[str, FrozenSet[str]] = {}
+    for f in findings:
+        if options.per_file_ignores is not None:
+            if f.path not in ignored:
+                ignored[f.path] = options.per_file_ignores(abspaths.get(f.path, f.path))
+            if f.rule in ignored[f.path]:
+                continue
+        sev = options.severity.get(f.rule)
+        out.append(f if sev is None or sev == f.severity else dataclasses.replace(f, severity=sev))
+    return out
 
 
 def _add_context(units: List[Unit]) -> List[Diagnostic]:

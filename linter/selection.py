@@ -6,7 +6,8 @@ tag (``dropout``). ``ALL`` matches everything.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional, Sequence
+from dataclasses import dataclass
+from typing import Callable, FrozenSet, Iterable, Optional, Sequence
 
 from linter.compiler.build import CompiledRule
 
@@ -26,18 +27,33 @@ def known_selector(selector: str, rules: Iterable[CompiledRule]) -> bool:
     return any(matches(selector, r) for r in rules)
 
 
+@dataclass(frozen=True)
+class Layer:
+    """One source of selection settings (the config file, then the command line)."""
+
+    select: Optional[Sequence[str]] = None
+    extend_select: Sequence[str] = ()
+    ignore: Sequence[str] = ()
+
+
+def selected_ids(rules: Sequence[CompiledRule], layers: Sequence[Layer]) -> FrozenSet[str]:
+    """Ruff's layering: a layer's ``select`` replaces the selection so far, then its
+    ``extend_select`` adds and its ``ignore`` removes. Default: every rule."""
+    chosen = {r.id for r in rules}
+    for layer in layers:
+        if layer.select is not None:
+            chosen = {r.id for r in rules if any(matches(s, r) for s in layer.select)}
+        chosen |= {r.id for r in rules if any(matches(s, r) for s in layer.extend_select)}
+        chosen -= {r.id for r in rules if any(matches(s, r) for s in layer.ignore)}
+    return frozenset(chosen)
+
+
 def build_filter(rules: Sequence[CompiledRule], select: Optional[Sequence[str]], ignore: Sequence[str] = (),
                  extend_select: Sequence[str] = ()) -> Callable[[str], bool]:
-    by_id = {r.id: r for r in rules}
-    chosen = list(select) if select else ["ALL"]
-    chosen += list(extend_select)
+    """A one-layer filter (library convenience)."""
+    ids = selected_ids(rules, [Layer(select, extend_select, ignore)])
+    return ids.__contains__
 
-    def keep(rule_id: str) -> bool:
-        r = by_id.get(rule_id)
-        if r is None:
-            return False
-        if not any(matches(s, r) for s in chosen):
-            return False
-        return not any(matches(s, r) for s in ignore)
 
-    return keep
+def ids_matching(selectors: Iterable[str], rules: Sequence[CompiledRule]) -> FrozenSet[str]:
+    return frozenset(r.id for r in rules if any(matches(s, r) for s in selectors))

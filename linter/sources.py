@@ -80,3 +80,16 @@ def decode(path: str, data: bytes) -> Decoded:
 def _undecodable(path: str, data: bytes, exc: UnicodeDecodeError, enc: str) -> Diagnostic:
     line = data[: exc.start].count(b"\n") + 1
     return Diagnostic(ErrorKind.ENCODING, path, f"cannot decode as {enc}: {exc.reason} at byte {exc.start}", line=line)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str) -> List[str]:
+    """Lines as Python numbers them: only ``\\n``, ``\\r\\n`` and ``\\r`` end a line
+    (``str.splitlines`` also splits at form feeds and U+2028, which would shift every
+    line number after them)."""
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines

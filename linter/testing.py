@@ -15,6 +15,7 @@ from linter.api import check_sources
 from linter.compiler.build import CompiledRule, Example
 from linter.compiler.packs import RulePacks
 from linter.pipeline import Options
+from linter.sources import source_lines
 
 _EXPECT = re.compile(r"#\s*expect:\s*([A-Za-z0-9_,\s-]+?)\s*(?:#|$)")
 Mark = Tuple[str, int, str]
@@ -24,7 +25,7 @@ def expected_marks(files: Iterable[Tuple[str, str]]) -> Set[Mark]:
     """(path, line, rule id) for every ``# expect: ID[, ID...]`` marker."""
     out: Set[Mark] = set()
     for path, text in files:
-        for i, line in enumerate(text.splitlines(), 1):
+        for i, line in enumerate(source_lines(text), 1):
             m = _EXPECT.search(line)
             if m:
                 for rid in m.group(1).split(","):

@@ -10,7 +10,9 @@ propagation, receiver typing, flow rules) to dictionary lookups.
 from __future__ import annotations
 
 import hashlib
+import io
 import re
+import tokenize
 from bisect import bisect_right
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
@@ -779,6 +781,23 @@ def _dotted(e: Expr) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def _pragmas(source: str, starts: List[int]) -> List[Tuple[int, str]]:
+    """``# trainlint: ...`` comments with their lines. Only real comments count (a docstring
+    that shows a suppression is not one), so the source is tokenized — only when it
+    mentions trainlint at all."""
+    out: List[Tuple[int, str]] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                m = _PRAGMA.search(tok.string)
+                if m:
+                    out.append((tok.start[0], m.group(0)))
+        return out
+    except (tokenize.TokenError, SyntaxError):
+        # libcst accepted what tokenize did not (rare): fall back to a textual scan.
+        return [(bisect_right(starts, m.start()), m.group(0)) for m in _PRAGMA.finditer(source)]
+
+
 def extract(path: str, source: str, module: Optional[cst.Module] = None) -> FileFacts:
     """Parse ``source`` (unless a parsed ``module`` is given) and extract its facts.
 
@@ -790,11 +809,7 @@ def extract(path: str, source: str, module: Optional[cst.Module] = None) -> File
     positions = compute_positions(module, WANTED)
     ex = _Extractor(source, positions)
     ex.run(module)
-    pragmas: List[Tuple[int, str]] = []
-    if "trainlint" in source:
-        starts = ex.line_starts
-        for m in _PRAGMA.finditer(source):
-            pragmas.append((bisect_right(starts, m.start()), m.group(0)))
+    pragmas = _pragmas(source, ex.line_starts) if "trainlint" in source else []
     digest = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     return FileFacts(
         path=path,

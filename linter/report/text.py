@@ -3,10 +3,14 @@ lines, then a summary by checklist item. Rendered with rich; plain text (no colo
 output is not a terminal or ``NO_COLOR`` is set."""
 from __future__ import annotations
 
+import os
 from collections import Counter
-from typing import Dict, List, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO
 
 from linter.model import Diagnostic, Finding, Severity
+
+if TYPE_CHECKING:
+    from linter.pipeline import RunResult
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 _ZH = {
@@ -16,50 +20,63 @@ _ZH = {
 
 
 def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files: int,
-          sources: Dict[str, str], checklist: Dict[str, Dict[str, Dict[str, str]]], lang: str = "en",
-          color: Optional[bool] = None) -> None:
+          result: Optional["RunResult"], checklist: Dict[str, Dict[str, Dict[str, str]]], lang: str = "en",
+          color: Optional[bool] = None, quiet: bool = False, baseline: Optional[Dict[str, Any]] = None) -> None:
+    """``result`` supplies the source lines shown under each finding (None: no source)."""
     from rich.console import Console
-    from rich.markup import escape
     from rich.text import Text
 
+    if color is None and os.environ.get("NO_COLOR"):
+        color = False  # https://no-color.org: no escape codes at all, not even bold
     console = Console(file=out, force_terminal=color, no_color=(color is False) or None, highlight=False,
                       soft_wrap=True, width=120 if not (color or out.isatty()) else None)
     zh = lang == "zh"
-    lines_cache: Dict[str, List[str]] = {}
     current = None
     for f in findings:
         if f.path != current:
             current = f.path
             console.print(Text(f.path, style="bold underline"))
         head = Text()
-        head.append(f"  {f.span.line}:{f.span.column} ", style="dim")
+        pos = f.cell.span if f.cell is not None else f.span
+        head.append(f"  {'cell ' + str(f.cell.cell) + ':' if f.cell is not None else ''}{pos.line}:{pos.column} ", style="dim")
         head.append(f"{f.rule} ", style="bold")
         head.append(f"[{f.checklist}] ", style="magenta")
         head.append(f.severity.value, style=_STYLE[f.severity])
         head.append(f" {f.name}", style="dim")
         console.print(head)
         console.print(Text("    " + f.message))
-        src = sources.get(f.path)
-        if src is not None:
-            lines = lines_cache.setdefault(f.path, src.splitlines())
-            last = min(f.span.end_line, f.span.line + 2)
-            for ln in range(f.span.line, last + 1):
+        lines, span = result.lines_for(f) if result is not None else ([], f.span)
+        if lines:
+            last = min(span.end_line, span.line + 2)
+            for ln in range(span.line, last + 1):
                 if 0 < ln <= len(lines):
                     code = lines[ln - 1].rstrip()
                     row = Text(f"    {ln:>5} | ", style="dim")
-                    start = f.span.column - 1 if ln == f.span.line else len(code) - len(code.lstrip())
-                    end = f.span.end_column - 1 if ln == f.span.end_line else len(code)
+                    start = span.column - 1 if ln == span.line else len(code) - len(code.lstrip())
+                    end = span.end_column - 1 if ln == span.end_line else len(code)
                     row.append(code[:start])
                     row.append(code[start:end], style=_STYLE[f.severity] + " underline")
                     row.append(code[end:])
                     console.print(row)
         console.print()
     for e in errors:
-        where = e.path + (f":{e.line}" if e.line else "")
+        where = e.path + (f":cell {e.cell.cell}:{e.cell.span.line}" if e.cell is not None
+                          else f":{e.line}" if e.line else "")
         style = "bold red" if e.fatal else "yellow"
         console.print(Text(f"{where}: ", style="bold") + Text(f"{e.kind.value} {'error' if e.fatal else 'warning'}: ", style=style)
                       + Text(e.message))
     fatal = sum(1 for e in errors if e.fatal)
+    if quiet:
+        return
+    if baseline is not None:
+        note = (f"基线 {baseline['path']} 中已记录 {baseline['matched']} 个问题，未显示" if zh else
+                f"{baseline['matched']} finding{'s' if baseline['matched'] != 1 else ''} recorded in the baseline "
+                f"{baseline['path']} not shown")
+        if baseline["stale"]:
+            note += (f"；基线中有 {baseline['stale']} 条已不再出现（可用 --write-baseline 更新）" if zh else
+                     f"; {baseline['stale']} baseline entr{'ies' if baseline['stale'] != 1 else 'y'} no longer "
+                     "occur (refresh with --write-baseline)")
+        console.print(Text(note + ("。" if zh else "."), style="dim"))
     if findings:
         n_files = len({f.path for f in findings})
         summary = (f"{len(findings)} {_ZH['findings']}，{_ZH['in']} {n_files} {_ZH['files']}（{_ZH['checked']} {files} {_ZH['files']}）"
@@ -77,4 +94,3 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
     if fatal:
         console.print(Text(f"{fatal} {_ZH['errors']}" if zh else
                            f"{fatal} problem{'s' if fatal != 1 else ''} prevented checking (see above).", style="bold red"))
-    del escape

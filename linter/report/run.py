@@ -1,0 +1,121 @@
+"""What ``trainlint check`` does with a finished run: fingerprints, baseline, statistics and
+dispatch to the output format. Kept out of the CLI so editor integrations can reuse it."""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO
+
+from linter.baseline import Baseline, filter_new, fingerprints, load_baseline, write_baseline
+from linter.model import Diagnostic, ErrorKind, Finding
+from linter.pipeline import RunResult
+
+if TYPE_CHECKING:
+    from linter.settings import Settings
+
+
+class Report:
+    def __init__(self, result: RunResult, settings: "Settings", cwd: str) -> None:
+        self.result = result
+        self.settings = settings
+        self.cwd = cwd
+        self.findings: List[Finding] = list(result.findings)
+        self.errors: List[Diagnostic] = list(result.errors)
+        self.baseline_info: Optional[Dict[str, Any]] = None
+        base = settings.config.root if settings.config.path else cwd
+        for f, fp in zip(self.findings, self._prints(base)):
+            f.data["fingerprint"] = fp
+
+    # ------------------------------------------------------------------ fingerprints and baseline
+    def _abspath(self, f: Finding) -> str:
+        return os.path.abspath(os.path.join(self.cwd, f.path))
+
+    def _prints(self, base: str) -> List[str]:
+        return fingerprints(self.findings, self.result.flagged_text, base, self._abspath)
+
+    def write_baseline(self, path: str) -> int:
+        """Record every current finding; returns how many."""
+        base = os.path.dirname(os.path.abspath(path))
+        write_baseline(path, self.findings, self._prints(base), self._abspath)
+        return len(self.findings)
+
+    def apply_baseline(self) -> None:
+        if not self.settings.baseline:
+            return
+        bl: Baseline = load_baseline(self.settings.baseline)
+        new, matched, stale = filter_new(self.findings, self._prints(bl.base), bl)
+        self.findings = new
+        self.baseline_info = {"path": os.path.relpath(bl.path, self.cwd), "matched": matched, "stale": stale}
+
+    # ------------------------------------------------------------------ outcome
+    @property
+    def fatal(self) -> bool:
+        return any(e.fatal for e in self.errors)
+
+    @property
+    def failing(self) -> bool:
+        """Findings, or (strict) problems with suppression comments."""
+        if self.findings:
+            return True
+        return self.settings.options.strict_suppressions and any(
+            e.kind is ErrorKind.SUPPRESSION for e in self.errors)
+
+    # ------------------------------------------------------------------ output
+    def _rules(self) -> list:
+        return [r for r in self.settings.packs.rules if r.id in self.settings.ran]
+
+    def write_errors(self, out: TextIO) -> None:
+        from linter.report.concise import error_line
+
+        for e in self.errors:
+            out.write(error_line(e) + "\n")
+
+    def write(self, out: TextIO, quiet: bool = False) -> None:
+        fmt, lang = self.settings.format, self.settings.lang
+        findings, errors = self.findings, self.errors
+        if fmt == "json":
+            from linter.report import json_format
+
+            extra: Dict[str, Any] = {"suppressed": self.result.suppressed, "context_files": self.result.context_files}
+            if self.baseline_info is not None:
+                extra["baseline"] = self.baseline_info
+            json_format.write(out, findings, errors, self.result.files, extra)
+        elif fmt == "concise":
+            from linter.report import concise
+
+            concise.write(out, findings, errors)
+        elif fmt == "sarif":
+            from linter.report import sarif
+
+            sarif.write(out, findings, errors, self._rules(), lang)
+        elif fmt == "github":
+            from linter.report import github
+
+            github.write(out, findings, errors, self._rules(), lang)
+        elif fmt == "junit":
+            from linter.report import junit
+
+            junit.write(out, findings, errors, self._rules(), lang)
+        else:
+            from linter.report import text
+
+            text.write(out, findings, errors, self.result.files, self.result, self.settings.packs.checklist, lang,
+                       quiet=quiet, baseline=self.baseline_info)
+
+    def statistics(self, out: TextIO) -> None:
+        """Findings per rule, most frequent first (Ruff's ``--statistics``)."""
+        by_rule = {r.id: r for r in self.settings.packs.rules}
+        counts = Counter(f.rule for f in self.findings)
+        rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        if self.settings.format == "json":
+            json.dump([{"rule": rid, "name": by_rule[rid].name if rid in by_rule else rid,
+                        "checklist": by_rule[rid].checklist if rid in by_rule else "", "count": n} for rid, n in rows],
+                      out, indent=2, ensure_ascii=False)
+            out.write("\n")
+            return
+        width = max((len(str(n)) for _, n in rows), default=1)
+        for rid, n in rows:
+            r = by_rule.get(rid)
+            out.write(f"{n:>{width}}  {rid:<7} {('[' + r.checklist + ']') if r else '':<9} {r.name if r else ''}\n")
+        self.write_errors(out)
