@@ -34,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"trainlint {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    c = sub.add_parser("check", help="lint files or directories", description="Lint Python training/inference scripts and notebooks.",
+    c = sub.add_parser("check", help="lint files, directories and notebooks", description="Lint Python training/inference scripts and notebooks.",
                        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("paths", nargs="*", help="files or directories (default: .)")
     g = c.add_argument_group("rule selection")
@@ -85,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     t = sub.add_parser("test-rules", help="run the inline examples of rule files",
                        description="Run the valid/invalid examples of every rule in the built-in packs, or in DIR.")
     t.add_argument("dirs", nargs="*", help="rule pack directories (default: the built-in rules)")
-    t.add_argument("--lang", choices=["en", "zh"], default="en")
+    t.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the messages checked (default: en)")
     return p
 
 

@@ -25,10 +25,17 @@ def document(findings: List[Finding], errors: List[Diagnostic], files: int, extr
     summary.update(extra)
     return {
         "version": __version__,
-        "findings": [f.to_json() for f in findings],
+        "findings": [_finding(f) for f in findings],
         "errors": [e.to_json() for e in errors],
         "summary": summary,
     }
+
+
+def _finding(f: Finding) -> Dict[str, Any]:
+    out = f.to_json()
+    if "fingerprint" in f.data:
+        out["fingerprint"] = f.data["fingerprint"]
+    return out
 
 
 def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files: int, extra: Dict[str, Any]) -> None:

@@ -122,3 +122,18 @@ def test_target_version_changes_the_assumed_semantics(tmp_path) -> None:
 def test_module_entry_point_runs() -> None:
     proc = subprocess.run([sys.executable, "-m", "linter", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and __version__ in proc.stdout
+
+
+def test_every_option_of_every_command_is_documented() -> None:
+    import argparse
+
+    from linter.cli import _parser
+
+    parser = _parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(sub.choices) == {"check", "rules", "explain", "schema", "validate-rules", "test-rules"}
+    undocumented = [f"{name} {a.option_strings or a.dest}" for name, p in sub.choices.items()
+                    for a in p._actions if not isinstance(a, argparse._HelpAction) and not a.help]
+    assert undocumented == []
+    for name, p in sub.choices.items():
+        assert p.description, name

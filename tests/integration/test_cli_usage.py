@@ -255,3 +255,43 @@ def test_colour_only_on_terminals_and_never_with_no_color(tmp_path, env, coloure
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "API101" in proc.stdout
     assert ("\x1b[" in proc.stdout) is coloured
+
+
+# ---------------------------------------------------------------------------- editor patterns in the README
+README = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "README.md")
+
+
+def _readme_block(lang: str, needle: str) -> str:
+    import re
+
+    text = open(README, encoding="utf-8").read()
+    blocks = re.findall(r"```" + lang + r"\n(.*?)```", text, re.S)
+    (block,) = [b for b in blocks if needle in b]
+    return block
+
+
+def test_the_documented_editor_patterns_parse_concise_output(tmp_path) -> None:
+    import re
+
+    write(tmp_path, "pkg/model.py", BAD)
+    _, lines, _ = concise(".", cwd=tmp_path)
+    line = lines[0]
+    want = (os.path.join("pkg", "model.py"), "2", "9")
+    # VS Code problem matcher (JSON inside the README).
+    task = json.loads(_readme_block("json", "problemMatcher"))
+    pattern = task["tasks"][0]["problemMatcher"]["pattern"]
+    m = re.match(pattern["regexp"], line)
+    assert m and (m.group(pattern["file"]), m.group(pattern["line"]), m.group(pattern["column"])) == want
+    assert (m.group(pattern["code"]), m.group(pattern["severity"])) == ("API101", "error")
+    assert m.group(pattern["message"]).startswith("`nn.Dropout(0.1)`")
+    # Emacs compilation regexp (elisp string syntax → Python).
+    elisp = _readme_block("elisp", "compilation-error-regexp-alist")
+    raw = re.search(r'\(trainlint "(.*)" 1 2 3\)', elisp).group(1)
+    emacs = raw.replace("\\\\(", "(").replace("\\\\)", ")").replace("\\\\[", "\\[").replace("\\n", "\n")
+    m = re.match(emacs, line)
+    assert m and m.groups() == want
+    # Vim errorformat %f:%l:%c:\ %m.
+    vim = _readme_block("vim", "errorformat")
+    assert "set errorformat=%f:%l:%c:\\ %m" in vim
+    m = re.match(r"^(.+?):(\d+):(\d+): (.*)$", line)
+    assert m and m.groups()[:3] == want
