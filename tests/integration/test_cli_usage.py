@@ -295,3 +295,32 @@ def test_the_documented_editor_patterns_parse_concise_output(tmp_path) -> None:
     assert "set errorformat=%f:%l:%c:\\ %m" in vim
     m = re.match(r"^(.+?):(\d+):(\d+): (.*)$", line)
     assert m and m.groups()[:3] == want
+
+
+# ---------------------------------------------------------------------------- CI formats through the CLI
+def test_ci_formats_through_the_cli(tmp_path) -> None:
+    import xml.etree.ElementTree as ET
+
+    import jsonschema
+
+    write(tmp_path, "a.py", BAD)
+    write(tmp_path, "nb.ipynb", NB)
+    write(tmp_path, "broken.py", "def f(:\n")
+    code, out, _ = run("check", "--format", "sarif", ".", cwd=str(tmp_path))
+    assert code == 2   # the syntax error
+    doc = json.loads(out)
+    schema_path = os.path.join(os.path.dirname(README), "tests", "data", "sarif-schema-2.1.0.json")
+    with open(schema_path, encoding="utf-8") as fh:
+        schema = json.load(fh)
+    jsonschema.validators.validator_for(schema)(schema).validate(doc)
+    results = doc["runs"][0]["results"]
+    assert sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results) == ["a.py", "nb.ipynb"]
+    assert all(r["partialFingerprints"] for r in results)
+    assert doc["runs"][0]["invocations"][0]["executionSuccessful"] is False
+
+    code, out, _ = run("check", "--format", "github", ".", cwd=str(tmp_path))
+    assert "::error file=a.py,line=2,col=9," in out and "::error file=broken.py,line=1" in out
+
+    code, out, _ = run("check", "--format", "junit", ".", cwd=str(tmp_path))
+    root = ET.fromstring(out.encode("utf-8"))
+    assert root.tag == "testsuites" and int(root.get("failures")) == 2 and int(root.get("errors")) == 1
