@@ -59,6 +59,9 @@ def _cap(vals: Set[Value]) -> FrozenSet[Value]:
     return frozenset(_sorted(vals)[:_MAX_VALUES]) | _UNK
 
 
+_INSTANCE_METHODS = frozenset({"construct", "forward", "call", "__call__"})
+
+
 class BoundArgs:
     """Arguments of one call bound to parameter names."""
 
@@ -135,7 +138,10 @@ class Project:
         self._star: Dict[int, List[ImportFact]] = {}
         self._call_stmts: Dict[int, List[int]] = {}
         self.assume: Dict[str, Any] = {}
-        self._instance: Dict[Any, List[Tuple[int, int]]] = {}
+        self._instance: Optional[Dict[Func, List[Tuple[int, int]]]] = None
+        self._name_sites: Optional[Dict[str, List[Tuple[int, int]]]] = None
+        self._by_name: Dict[str, Dict[Func, List[Tuple[int, int, bool]]]] = {}
+        self._resolving: Set[str] = set()
         """Parameter name → value assumed by constant propagation (e.g. ``do_train=True``
         while checking a training pipeline); set by the matcher for one question at a time."""
 
@@ -718,21 +724,33 @@ class Project:
     def instance_callers(self, f: Func) -> List[Tuple[int, int]]:
         """Instance calls that run method ``f`` (``net(x)`` runs ``construct``/``forward``/``call``).
 
-        Only files that name the class (where instances are made) or that import the
-        defining module are scanned; their calls are resolved once (memoised)."""
-        key = ("ic", f.file, f.index)
-        hit = self._instance.get(key)
-        if hit is not None:
-            return hit
+        The first question resolves every call of the project once and indexes the instance
+        calls by the method they run; later questions are dictionary lookups."""
         fact = self.files[f.file].funcs[f.index]
-        out: List[Tuple[int, int]] = []
-        if fact.kind == "method" and fact.name in ("construct", "forward", "call", "__call__"):
-            for gfi in range(len(self.files)):
-                for cid in range(len(self.files[gfi].calls)):
-                    if any(t == f for t, _ in self.call_targets(gfi, cid)):
-                        out.append((gfi, cid))
-        self._instance[key] = out
-        return out
+        if fact.kind != "method" or fact.name not in _INSTANCE_METHODS:
+            return []
+        if self._instance is None:
+            index: Dict[Func, List[Tuple[int, int]]] = {}
+            for gfi, facts in enumerate(self.files):
+                for cid in range(len(facts.calls)):
+                    for t, _ in self.call_targets(gfi, cid):
+                        tf = self.files[t.file].funcs[t.index]
+                        if tf.kind == "method" and tf.name in _INSTANCE_METHODS:
+                            bucket = index.setdefault(t, [])
+                            if not bucket or bucket[-1] != (gfi, cid):
+                                bucket.append((gfi, cid))
+            self._instance = index
+        return self._instance.get(f, [])
+
+    def name_sites(self, name: str) -> List[Tuple[int, int]]:
+        """Every call ``(file, call)`` whose callee is written with this last name, project-wide."""
+        if self._name_sites is None:
+            index: Dict[str, List[Tuple[int, int]]] = {}
+            for gfi, facts in enumerate(self.files):
+                for k, ids in facts.callee_index.items():
+                    index.setdefault(k, []).extend((gfi, cid) for cid in ids)
+            self._name_sites = index
+        return self._name_sites.get(name, [])
 
     def calling_scopes(self, seeds: Iterable[Tuple[int, int]], *, instances: bool = False,
                        lexical: bool = False) -> Set[Tuple[int, int]]:
@@ -799,29 +817,48 @@ class Project:
         self._callers[key] = []
         fact = self.files[f.file].funcs[f.index]
         keys = [fact.name]
-        ctor_of: Optional[Cls] = None
         if fact.kind == "method" and fact.name == "__init__":
-            ctor_of = Cls(f.file, fact.cls)
             keys.append(self.files[f.file].classes[fact.cls].name)
         params = [ApiParam(p.name, p.kind, NO_DEFAULT) for p in fact.params]
         out: List[Tuple[int, int, BoundArgs]] = []
-        for gfi, facts in enumerate(self.files):
-            for k in keys:
-                for cid in facts.callee_index.get(k, ()):
-                    for v in self.callee_values(gfi, cid):
-                        if v == f:
-                            out.append((gfi, cid, bind_args(facts.calls[cid].args, params, False)))
-                        elif isinstance(v, Bound) and v.func == f:
-                            out.append((gfi, cid, bind_args(facts.calls[cid].args, params, True)))
-                        elif isinstance(v, Cls) and ctor_of is not None and any(
-                                x == f for x in self.class_attr(v, "__init__", None)):
-                            out.append((gfi, cid, bind_args(facts.calls[cid].args, params, True)))
-                        else:
-                            continue
-                        break
+        seen: Set[Tuple[int, int]] = set()
+        for k in keys:
+            for gfi, cid, self_bound in self._resolved_sites(k).get(f, ()):
+                if (gfi, cid) not in seen:
+                    seen.add((gfi, cid))
+                    out.append((gfi, cid, bind_args(self.files[gfi].calls[cid].args, params, self_bound)))
         out.sort(key=lambda t: (t[0], t[1]))
-        self._callers[key] = out
+        if any(k in self._resolving for k in keys):
+            del self._callers[key]   # partial (asked while its sites were being resolved): not kept
+        else:
+            self._callers[key] = out
         return out
+
+    def _resolved_sites(self, name: str) -> Dict[Func, List[Tuple[int, int, bool]]]:
+        """The calls written with this last name, grouped by the project function they run
+        (with whether ``self`` is bound): each site is resolved once per run, however many
+        functions share the name (every ``__init__`` is reached by ``super().__init__()``)."""
+        hit = self._by_name.get(name)
+        if hit is not None:
+            return hit
+        index: Dict[Func, List[Tuple[int, int, bool]]] = {}
+        # Resolving a site can ask for the callers of a function of the same name (a
+        # parameter's values); that inner question sees the sites resolved so far, as the
+        # per-function cycle cut did before.
+        self._by_name[name] = index
+        self._resolving.add(name)
+        for gfi, cid in self.name_sites(name):
+            for v in self.callee_values(gfi, cid):
+                if isinstance(v, Func):
+                    index.setdefault(v, []).append((gfi, cid, False))
+                elif isinstance(v, Bound) and isinstance(v.func, Func):
+                    index.setdefault(v.func, []).append((gfi, cid, True))
+                elif isinstance(v, Cls):
+                    for x in self.class_attr(v, "__init__", None):
+                        if isinstance(x, Func):
+                            index.setdefault(x, []).append((gfi, cid, True))
+        self._resolving.discard(name)
+        return index
 
     def expand_params(self, vals: FrozenSet[Value]) -> FrozenSet[Value]:
         """Replace parameters by what their call sites pass, transitively (cycles cut)."""
