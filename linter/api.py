@@ -2,29 +2,96 @@
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from linter.compiler.packs import RulePacks, load_packs
 from linter.discover import Walk, discover, display_path
 from linter.index.modules import project_root
-from linter.pipeline import Options, RunResult, Unit, parse_unit, run
+from linter.pipeline import Options, Probes, RunResult, Unit, parse_unit, run
+
+if TYPE_CHECKING:
+    from linter.cache import Cache
 
 VIRTUAL_ROOT = os.path.join(os.sep, "__trainlint_virtual__")
 """Where in-memory sources live; never touches the disk."""
 
 
 def check_paths(paths: Sequence[str], packs: Optional[RulePacks] = None, options: Optional[Options] = None,
-                cwd: Optional[str] = None, walk: Optional[Walk] = None) -> RunResult:
-    """Lint files and directories (walked); imported project files are read for context."""
+                cwd: Optional[str] = None, walk: Optional[Walk] = None, run_key: Optional[str] = None) -> RunResult:
+    """Lint files and directories (walked); imported project files are read for context.
+
+    With ``options.cache`` and a ``run_key`` (the digest of rules and settings), a run whose
+    inputs are all unchanged is answered from the result cache."""
     cwd = cwd or os.getcwd()
     packs = packs or load_packs()
     options = options or Options()
     refs, errors = discover(paths, cwd, walk)
     stop = [os.path.abspath(os.path.join(cwd, p)) for p in paths if os.path.isdir(os.path.join(cwd, p))]
     units = [Unit(r.path, r.abspath, _root(r.abspath, stop), linted=True) for r in refs]
-    result = run(units, packs, options)
+    results = ResultCache(options.cache, run_key, units) if options.cache is not None and run_key else None
+    cached = results.lookup() if results is not None else None
+    if cached is not None:
+        result = cached
+    else:
+        probes = Probes()
+        result = run(units, packs, options, probes=probes)
+        if results is not None:
+            results.store(result, units, probes)
     result.errors = sorted(errors + result.errors, key=lambda d: d.sort_key())
     return result
+
+
+class ResultCache:
+    """Whole-run results, valid while every input is: the linted files (their paths, project
+    roots and contents), the imported files read for context, and the answer to every
+    file-system probe made while linking imports (a module file that appears changes them)."""
+
+    def __init__(self, cache: "Cache", run_key: str, units: Sequence[Unit]) -> None:
+        from linter.cache import Cache
+
+        self.cache = cache
+        parts = [run_key, cache.facts_ns]
+        for u in units:
+            try:
+                with open(u.abspath, "rb") as fh:
+                    u.data = fh.read()
+            except OSError:
+                u.data = None
+            parts.append(f"{u.path}\0{u.root}\0{Cache.file_key(u.path, u.data) if u.data is not None else '-'}")
+        self.key = Cache.digest(parts)
+
+    def lookup(self) -> Optional[RunResult]:
+        from linter.cache import Cache
+
+        entry = self.cache.get("results", "v1", self.key)
+        if not isinstance(entry, dict):
+            return None
+        for path, answer in entry["probes"].items():
+            if os.path.isfile(path) != answer:
+                return None
+        for abspath, key in entry["context"]:
+            try:
+                with open(abspath, "rb") as fh:
+                    if Cache.file_key(abspath, fh.read()) != key:
+                        return None
+            except OSError:
+                return None
+        return entry["result"]
+
+    def store(self, result: RunResult, units: Sequence[Unit], probes: Probes) -> None:
+        from linter.cache import Cache
+
+        context = []
+        for u in units:
+            if not u.linted:
+                try:
+                    with open(u.abspath, "rb") as fh:
+                        context.append((u.abspath, Cache.file_key(u.abspath, fh.read())))
+                except OSError:
+                    return  # an input vanished during the run: do not cache
+        if any(d.kind.value in ("io", "internal") for d in result.errors):
+            return
+        self.cache.put("results", "v1", self.key, {"probes": probes.answers, "context": context, "result": result})
 
 
 def _root(abspath: str, named_dirs: Sequence[str]) -> str:
@@ -49,9 +116,8 @@ def check_stdin(name: str, data: bytes, packs: Optional[RulePacks] = None, optio
     abspath = os.path.abspath(os.path.join(cwd, name))
     unit = Unit(display_path(abspath, cwd) if not os.path.isabs(name) else name, abspath,
                 _root(abspath, [cwd]), linted=True)
-    errors = parse_unit(unit, data)
+    unit.data = data
     result = run([unit], packs, options)
-    result.errors = sorted(errors + result.errors, key=lambda d: d.sort_key())
     return result
 
 

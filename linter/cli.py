@@ -57,6 +57,10 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("--force-exclude", action="store_true", help="apply the config's excludes and .gitignore to files named explicitly (pre-commit)")
     i.add_argument("--config", metavar="FILE", help="use this trainlint.toml / pyproject.toml instead of searching for one")
     i.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    pf = c.add_argument_group("performance")
+    pf.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing and matching (default: the number of CPUs)")
+    pf.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    pf.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: $TRAINLINT_CACHE_DIR, else the user cache directory ~/.cache/trainlint)")
     b = c.add_argument_group("suppressions and baseline")
     b.add_argument("--strict-suppressions", action="store_true", help="report bare `# trainlint: ignore` comments and fail on unused or unknown ones")
     b.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
@@ -109,12 +113,11 @@ def _cli_overrides(args: argparse.Namespace) -> "CliOverrides":
         ignore=_split(args.ignore), rules=list(args.rules), no_default_rules=args.no_default_rules,
         target_version=list(args.target_version), format=args.format, lang=args.lang, config=args.config,
         isolated=args.isolated, force_exclude=args.force_exclude, strict_suppressions=args.strict_suppressions,
-        baseline=args.baseline,
+        baseline=args.baseline, jobs=args.jobs, no_cache=args.no_cache, cache_dir=args.cache_dir,
     )
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from linter.baseline import BaselineError
     from linter.config import ConfigError
     from linter.settings import RuleErrors, resolve_settings
 
@@ -124,6 +127,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("trainlint: give either paths or --stdin-filename, not both\n")
         return EXIT_ERROR
     paths = [stdin_name] if stdin_name is not None else (args.paths or ["."])
+    if args.jobs is not None and args.jobs < 1:
+        err.write("trainlint: --jobs must be at least 1\n")
+        return EXIT_ERROR
     try:
         st = resolve_settings(paths, cwd, _cli_overrides(args))
     except RuleErrors as exc:
@@ -143,7 +149,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
         result = check_stdin(stdin_name, data, st.packs, st.options, cwd)
     else:
-        result = check_paths(paths, st.packs, st.options, cwd, st.walk)
+        result = check_paths(paths, st.packs, st.options, cwd, st.walk, run_key=st.run_key)
 
     _encoding(out, st.format)
     report = Report(result, st, cwd)
@@ -156,6 +162,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report.write_errors(err)
         err.write(f"trainlint: recorded {n} finding{'s' if n != 1 else ''} in {args.write_baseline}\n")
         return EXIT_ERROR if report.fatal else EXIT_CLEAN
+    from linter.baseline import BaselineError
+
     try:
         report.apply_baseline()
     except BaselineError as exc:

@@ -8,17 +8,12 @@ key, with a suggestion for near misses (``per_file_ignores`` → ``per-file-igno
 """
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.9/3.10 only
-    import tomli as tomllib
 
 FRAMEWORKS = ("mindspore", "pytorch", "tensorflow")
 FORMATS = ("rich", "concise", "json", "sarif", "github", "junit")
@@ -52,6 +47,8 @@ SCHEMA: Dict[str, Any] = {
         "lang": {"enum": list(LANGS), "description": "Default message language."},
         "strict-suppressions": {"type": "boolean", "description": "Fail on bare and unused `# trainlint: ignore` comments."},
         "baseline": {"type": "string", "description": "Baseline file (relative to this file) whose findings are not reported."},
+        "cache-dir": {"type": "string", "description": "Cache directory (relative to this file); default: the user cache directory."},
+        "jobs": {"type": "integer", "minimum": 1, "description": "Worker processes (default: the number of CPUs)."},
     },
 }
 
@@ -89,6 +86,8 @@ class Config:
     lang: Optional[str] = None
     strict_suppressions: bool = False
     baseline: Optional[str] = None
+    cache_dir: Optional[str] = None
+    jobs: Optional[int] = None
 
 
 def find_config(paths: Sequence[str], cwd: str) -> Optional[Tuple[str, str]]:
@@ -133,6 +132,10 @@ def load_config(path: str) -> Config:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(path, f"not UTF-8 (byte {exc.start}); TOML files must be UTF-8") from None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.9/3.10 only
+        import tomli as tomllib
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -172,6 +175,8 @@ def load_config(path: str) -> Config:
         lang=table.get("lang"),
         strict_suppressions=bool(table.get("strict-suppressions", False)),
         baseline=rel(table["baseline"]) if "baseline" in table else None,
+        cache_dir=rel(table["cache-dir"]) if "cache-dir" in table else None,
+        jobs=table.get("jobs"),
     )
 
 
@@ -184,6 +189,8 @@ def _validate(path: str, text: str, table: Any, section: Optional[str]) -> None:
     known = list(SCHEMA["properties"])
     for key in table:
         if key not in SCHEMA["properties"]:
+            import difflib
+
             guess = difflib.get_close_matches(key.replace("_", "-"), known, n=1, cutoff=0.6)
             hint = f" (did you mean {guess[0]!r}?)" if guess else f"; known keys: {', '.join(known)}"
             raise ConfigError(path, f"{where}: unknown key {key!r}{hint}", _line_of(text, [key]))

@@ -17,7 +17,7 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -30,9 +30,12 @@ from linter.index.roles import Roles
 from linter.match import run_rules
 from linter.match.context import MatchContext
 from linter.model import CellSpan, Diagnostic, ErrorKind, Finding, Severity, Span
-from linter.notebooks import Notebook, NotebookError, read_notebook
 from linter.sources import decode, source_lines
 from linter.suppress import apply_suppressions, suppression_problems
+
+if TYPE_CHECKING:
+    from linter.cache import Cache
+    from linter.notebooks import Notebook
 
 MAX_CONTEXT_FILES = 5000
 """Imported project files read for context (not reported on); a bound for huge trees."""
@@ -50,6 +53,10 @@ class Options:
     severity: Dict[str, Severity] = field(default_factory=dict)
     """Rule id → the severity its findings are reported with (config overrides)."""
     strict_suppressions: bool = False
+    jobs: int = 1
+    """Worker processes for parsing and matching (1 = all in this process)."""
+    cache: Optional["Cache"] = None
+    """Facts cache (None = parse everything)."""
 
 
 @dataclass
@@ -64,6 +71,8 @@ class Unit:
     source: Optional[str] = None
     notebook: Optional[Notebook] = None
     """For ``.ipynb`` files: the joined code cells (``source``) and the map back to cells."""
+    data: Optional[bytes] = None
+    """The file's bytes, when read before parsing (to key the caches); dropped once parsed."""
 
 
 @dataclass
@@ -120,6 +129,8 @@ def parse_unit(unit: Unit, data: Optional[bytes] = None) -> List[Diagnostic]:
         return errors
     text = decoded.text
     if unit.path.endswith(".ipynb"):
+        from linter.notebooks import NotebookError, read_notebook
+
         try:
             unit.notebook = read_notebook(text)
         except NotebookError as exc:
@@ -193,23 +204,63 @@ def syntax_error_details(source: str, exc: "cst.ParserSyntaxError") -> Tuple[int
     return exc.raw_line, exc.raw_column + 1, exc.message
 
 
-def run(units: List[Unit], packs: RulePacks, options: Options, read_context: bool = True) -> RunResult:
-    """Stages 2–7 over prepared units (paths already discovered)."""
+class Probes:
+    """Every file-system question asked while linking files (does this module file exist?),
+    with its answer, so a cached result can be re-validated exactly."""
+
+    def __init__(self) -> None:
+        self.answers: Dict[str, bool] = {}
+
+    def isfile(self, path: str) -> bool:
+        hit = self.answers.get(path)
+        if hit is None:
+            hit = self.answers[path] = os.path.isfile(path)
+        return hit
+
+
+def load_units(units: Sequence[Unit], options: Options) -> List[Diagnostic]:
+    """Stage 2: facts for every unit that has none yet (cache, else parsed, in parallel)."""
+    from linter import parse
+
     errors: List[Diagnostic] = []
+    todo: List[Unit] = []
+    items: List[Tuple[str, bytes]] = []
     for u in units:
-        if u.facts is None and u.source is None:
-            errors += parse_unit(u)
+        if u.facts is not None or u.source is not None:
+            continue
+        if u.data is None:
+            try:
+                with open(u.abspath, "rb") as fh:
+                    u.data = fh.read()
+            except OSError as exc:
+                errors.append(Diagnostic(ErrorKind.IO, u.path, f"cannot read file: {exc.strerror or exc}"))
+                continue
+        todo.append(u)
+        items.append((u.path, u.data))
+    for u, (facts, source, notebook, diags) in zip(todo, parse.load(items, options.jobs, options.cache)):
+        if facts is not None and facts.path != u.path:
+            facts = facts._replace(path=u.path)   # cached facts are keyed by content, not path
+        u.facts, u.source, u.notebook, u.data = facts, source, notebook, None
+        errors += [d if d.path == u.path else dataclasses.replace(d, path=u.path) for d in diags]
+    return errors
+
+
+def run(units: List[Unit], packs: RulePacks, options: Options, read_context: bool = True,
+        probes: Optional[Probes] = None) -> RunResult:
+    """Stages 2–7 over prepared units (paths already discovered)."""
+    probes = probes or Probes()
+    errors = load_units(units, options)
     if read_context:
-        errors += _add_context(units)
+        errors += _add_context(units, options, probes)
     present = [u for u in units if u.facts is not None]
     project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
-                      packs.apis, exists=os.path.isfile if read_context else None)
+                      packs.apis, exists=probes.isfile if read_context else None)
     roles = Roles(project, packs.roles)
     mc = MatchContext(project, roles, options.versions)
     mc.version_sources = dict(options.version_sources)
     linted = [i for i, u in enumerate(present) if u.linted]
     rules = [r for r in packs.rules if options.select is None or options.select(r.id)]
-    findings, rule_errors = run_rules(rules, mc, linted, options.lang)
+    findings, rule_errors = run_rules(rules, mc, linted, options.lang, options.jobs)
     errors += rule_errors
     sources = {u.path: u.source for u in present if u.linted}
     findings, suppressed, comments = apply_suppressions(findings, {u.path: u.facts for u in present if u.linted}, sources)
@@ -250,36 +301,37 @@ def _configured(findings: List[Finding], abspaths: Dict[str, str], options: Opti
     return out
 
 
-def _add_context(units: List[Unit]) -> List[Diagnostic]:
+def _add_context(units: List[Unit], options: Options, probes: Probes) -> List[Diagnostic]:
     """Read project files that linted files import, so cross-file facts are complete even when
-    only some files are linted (pre-commit passes just the changed ones)."""
+    only some files are linted (pre-commit passes just the changed ones). Breadth first, one
+    import level at a time, each level loaded like the linted files (cache, workers)."""
     errors: List[Diagnostic] = []
     known: Set[str] = {os.path.normpath(u.abspath) for u in units}
     modmap = ModuleMap(known, {os.path.normpath(u.abspath): u.root for u in units})
-    queue = [u for u in units if u.facts is not None]
+    level = [u for u in units if u.facts is not None]
     added = 0
-    while queue and added < MAX_CONTEXT_FILES:
-        u = queue.pop(0)
-        assert u.facts is not None
-        for imp in u.facts.imports:
-            candidates = [(imp.module, imp.level)]
-            if imp.name and imp.name != "*":
-                candidates.append(((imp.module + "." if imp.module else "") + imp.name, imp.level))
-            for module, level in candidates:
-                target = modmap.resolve(os.path.normpath(u.abspath), module, level, os.path.isfile)
-                if target is None or target in known:
-                    continue
-                known.add(target)
-                modmap.add(target, u.root)
-                rel = os.path.relpath(target)
-                nu = Unit(rel if not rel.startswith("..") else target, target, u.root, linted=False)
-                for e in parse_unit(nu):
-                    # Not a file the user asked about, but its facts are now missing from
-                    # cross-file rules: say so, as a warning.
-                    errors.append(Diagnostic(e.kind, e.path, f"imported module not analysed: {e.message}",
-                                             e.line, e.column, fatal=False))
-                units.append(nu)
-                added += 1
-                if nu.facts is not None:
-                    queue.append(nu)
+    while level and added < MAX_CONTEXT_FILES:
+        new: List[Unit] = []
+        for u in level:
+            assert u.facts is not None
+            for imp in u.facts.imports:
+                candidates = [(imp.module, imp.level)]
+                if imp.name and imp.name != "*":
+                    candidates.append(((imp.module + "." if imp.module else "") + imp.name, imp.level))
+                for module, lvl in candidates:
+                    target = modmap.resolve(os.path.normpath(u.abspath), module, lvl, probes.isfile)
+                    if target is None or target in known or added + len(new) >= MAX_CONTEXT_FILES:
+                        continue
+                    known.add(target)
+                    modmap.add(target, u.root)
+                    rel = os.path.relpath(target)
+                    new.append(Unit(rel if not rel.startswith("..") else target, target, u.root, linted=False))
+        for e in load_units(new, options):
+            # Not a file the user asked about, but its facts are now missing from cross-file
+            # rules: say so, as a warning.
+            errors.append(Diagnostic(e.kind, e.path, f"imported module not analysed: {e.message}",
+                                     e.line, e.column, fatal=False))
+        units.extend(new)
+        added += len(new)
+        level = [u for u in new if u.facts is not None]
     return errors

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence
 
-from linter.compiler.packs import RulePacks, load_packs
+from linter.compiler.packs import RulePacks, load_packs_cached
 from linter.config import Config, ConfigError, find_config, load_config
 from linter.discover import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Walk
 from linter.gitignore import compile_pattern
@@ -41,6 +41,9 @@ class CliOverrides:
     force_exclude: bool = False
     strict_suppressions: bool = False
     baseline: Optional[str] = None
+    jobs: Optional[int] = None
+    no_cache: bool = False
+    cache_dir: Optional[str] = None
 
 
 @dataclass
@@ -54,6 +57,8 @@ class Settings:
     baseline: Optional[str]
     ran: FrozenSet[str]
     """Ids of the rules that run."""
+    run_key: Optional[str] = None
+    """Digest of everything besides the input files that decides the findings (result cache)."""
 
 
 def config_for(paths: Sequence[str], cwd: str, explicit: Optional[str], isolated: bool) -> Config:
@@ -99,8 +104,14 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
     """Raises :class:`ConfigError` for a bad config, an unknown selector or version."""
     config = config_for(paths, cwd, cli.config, cli.isolated)
     where = config.path or "command line"
-    packs = load_packs(list(config.rules) + [os.path.abspath(os.path.join(cwd, d)) for d in cli.rules],
-                       builtin=not (cli.no_default_rules or config.no_default_rules))
+    cache = None
+    if not cli.no_cache:
+        from linter.cache import Cache
+
+        cache_dir = cli.cache_dir and os.path.abspath(os.path.join(cwd, cli.cache_dir))
+        cache = Cache(cache_dir or config.cache_dir)
+    packs = load_packs_cached(list(config.rules) + [os.path.abspath(os.path.join(cwd, d)) for d in cli.rules],
+                              builtin=not (cli.no_default_rules or config.no_default_rules), cache=cache)
     if packs.errors:
         raise RuleErrors(packs.errors)
     for origin, selectors in (
@@ -127,9 +138,13 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
         for rid in ids_matching([selector], packs.rules):
             severity[rid] = Severity(level)
     lang = cli.lang or config.lang or "en"
+    from linter.parse import default_jobs
+
+    jobs = cli.jobs if cli.jobs is not None else config.jobs if config.jobs is not None else default_jobs()
     options = Options(lang=lang, versions=versions, version_sources=sources, select=ran.__contains__,
                       per_file_ignores=per_file_ignores(config, packs), severity=severity,
-                      strict_suppressions=cli.strict_suppressions or config.strict_suppressions)
+                      strict_suppressions=cli.strict_suppressions or config.strict_suppressions,
+                      jobs=max(1, jobs), cache=cache)
     walk = Walk(
         include=tuple(config.include if config.include is not None else DEFAULT_INCLUDE) + tuple(config.extend_include),
         exclude=tuple(config.exclude if config.exclude is not None else DEFAULT_EXCLUDE) + tuple(config.extend_exclude),
@@ -138,4 +153,12 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
         force_exclude=cli.force_exclude or config.force_exclude,
     )
     baseline = os.path.abspath(os.path.join(cwd, cli.baseline)) if cli.baseline else config.baseline
-    return Settings(config, packs, options, walk, cli.format or config.format or "rich", lang, baseline, ran)
+    run_key = None
+    if cache is not None:
+        from linter.cache import Cache, code_digest
+
+        run_key = Cache.digest([
+            packs.digest, code_digest("."), lang, repr(sorted(versions.items())), repr(sorted(sources.items())),
+            repr(sorted(ran)), repr(sorted((k, v.value) for k, v in severity.items())),
+            repr(config.per_file_ignores), config.root, repr(options.strict_suppressions)])
+    return Settings(config, packs, options, walk, cli.format or config.format or "rich", lang, baseline, ran, run_key)

@@ -10,6 +10,15 @@ from typing import Dict
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The CLI caches by default: keep the tests' caches (and the per-user HMAC secret) out of the
+# developer's real cache directory.
+if "TRAINLINT_TEST_KEEP_CACHE" not in os.environ:
+    import tempfile
+
+    _tmp_cache = tempfile.mkdtemp(prefix="trainlint-test-cache-")
+    os.environ["XDG_CACHE_HOME"] = _tmp_cache
+    os.environ["TRAINLINT_CACHE_DIR"] = os.path.join(_tmp_cache, "trainlint")
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 

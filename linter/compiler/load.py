@@ -12,10 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-import yaml
-
 Path = Tuple[Any, ...]
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SPECIAL = {"roles.yaml", "checklist.yaml"}
 
 
@@ -66,9 +63,11 @@ def read_yaml(path: str, text: Optional[str] = None) -> YamlDoc:
                 text = fh.read()
         except (OSError, UnicodeDecodeError) as exc:
             raise RuleFileError(path, f"cannot read: {exc}") from None
+    import yaml   # here, not at import time: a run whose compiled rules are cached needs no YAML
+
     # One parse gives both the nodes (for line numbers) and the data; libyaml's loader when
     # present (4x faster). Both are *safe* loaders: only plain data is constructed.
-    loader = _LOADER(text)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -85,7 +84,9 @@ def read_yaml(path: str, text: Optional[str] = None) -> YamlDoc:
     return YamlDoc(path, data, lines)
 
 
-def _index_lines(node: yaml.Node, path: Path, out: Dict[Path, int]) -> None:
+def _index_lines(node: Any, path: Path, out: Dict[Path, int]) -> None:
+    import yaml
+
     out[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:

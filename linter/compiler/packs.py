@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from linter.compiler.build import CompiledRule, build_rule, check_unique
 from linter.compiler.load import RuleFileError, api_files, builtin_pack, read_yaml, rule_files
 from linter.index.apis import ApiTables
 from linter.index.roles import RoleSpec
+
+if TYPE_CHECKING:
+    from linter.cache import Cache
 
 
 @dataclass
@@ -24,6 +27,45 @@ class RulePacks:
     """Checklist id → {title: {en, zh}, decidable: ...} from the built-in checklist.yaml."""
     errors: List[RuleFileError] = field(default_factory=list)
     dirs: Tuple[str, ...] = ()
+    digest: str = ""
+    """Digest of every file the packs were built from (and of the compiler): keys caches."""
+
+
+def pack_files(dirs: Sequence[str]) -> List[str]:
+    """Every file :func:`load_packs` reads for these directories, in reading order."""
+    base = builtin_pack()
+    out = [os.path.join(base, "roles.yaml"), os.path.join(base, "checklist.yaml")]
+    for d in ([base] if base not in dirs else []) + list(dirs):
+        out += api_files(d)
+    for d in dirs:
+        if os.path.isdir(d):
+            out += rule_files(d)
+    return out
+
+
+def packs_digest(dirs: Sequence[str]) -> str:
+    """Digest of the rule files (names, sizes, modification times) and the compiler's code."""
+    from linter.cache import Cache, code_digest, stamp
+
+    return Cache.digest([code_digest("compiler", "index/apis.py", "index/roles.py")]
+                        + [stamp(path) for path in pack_files(dirs)])
+
+
+def load_packs_cached(extra_dirs: Sequence[str] = (), builtin: bool = True, cache: Optional["Cache"] = None) -> RulePacks:
+    """:func:`load_packs`, from the cache when no rule file (and no compiler source) changed:
+    a warm start needs neither PyYAML nor jsonschema."""
+    dirs = ([builtin_pack()] if builtin else []) + [os.path.abspath(d) for d in extra_dirs]
+    if cache is None or not cache.enabled:
+        return load_packs(extra_dirs, builtin)
+    digest = packs_digest(dirs)
+    hit = cache.get("packs", "v1", digest)
+    if isinstance(hit, RulePacks):
+        return hit
+    packs = load_packs(extra_dirs, builtin)
+    packs.digest = digest
+    if not packs.errors:
+        cache.put("packs", "v1", digest, packs)
+    return packs
 
 
 def load_packs(extra_dirs: Sequence[str] = (), builtin: bool = True, validate: bool = True) -> RulePacks:
@@ -66,4 +108,5 @@ def load_packs(extra_dirs: Sequence[str] = (), builtin: bool = True, validate: b
     except RuleFileError as exc:
         errors.append(exc)
     rules.sort(key=lambda r: r.id)
-    return RulePacks(rules, ApiTables(api_docs), RoleSpec(roles_data), checklist, errors, tuple(dirs))
+    return RulePacks(rules, ApiTables(api_docs), RoleSpec(roles_data), checklist, errors, tuple(dirs),
+                     packs_digest(dirs))

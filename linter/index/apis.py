@@ -163,6 +163,9 @@ class ApiTables:
                 self._aliases.append((defined, qual, False))
         # Longest prefix first so that the most specific alias wins.
         self._aliases.sort(key=lambda a: (-len(a[0]), a[0]))
+        self._alias_by_src: Dict[str, List[Tuple[str, bool]]] = {}
+        for src, dst, wildcard in self._aliases:
+            self._alias_by_src.setdefault(src, []).append((dst, wildcard))
         self._canon_cache: Dict[str, str] = {}
         self._mro_cache: Dict[str, Tuple[str, ...]] = {}
         self._callable_globs = [(k, v) for k, v in sorted(self.callables.items()) if "*" in k or "?" in k]
@@ -200,28 +203,35 @@ class ApiTables:
         if hit is not None:
             return hit
         out = qual
+        by_src = self._alias_by_src
         for _ in range(4):  # aliases may chain; bounded so a bad table cannot loop
-            changed = False
-            for src, dst, wildcard in self._aliases:
-                if out == src or out.startswith(src + "."):
-                    rest = out[len(src):]
-                    if wildcard:
-                        # drop exactly one (submodule) segment after the prefix — only when a
-                        # name follows it: `optim.adam.Adam` → `Adam`, but `optim.Adam` stays
-                        _seg, dot, tail = rest[1:].partition(".")
-                        if not dot or not tail:
-                            continue
-                        new = dst + "." + tail
-                    else:
-                        new = dst + rest
-                    if new != out:
-                        out = new
-                        changed = True
-                    break
-            if not changed:
+            new = self._rewrite_once(out, by_src)
+            if new is None or new == out:
                 break
+            out = new
         self._canon_cache[qual] = out
         return out
+
+    @staticmethod
+    def _rewrite_once(out: str, by_src: Dict[str, List[Tuple[str, bool]]]) -> Optional[str]:
+        """Apply the alias with the longest matching prefix (looked up prefix by prefix,
+        longest first — not by scanning every alias)."""
+        parts = out.split(".")
+        for n in range(len(parts), 0, -1):
+            entries = by_src.get(".".join(parts[:n]))
+            if not entries:
+                continue
+            rest = out[len(".".join(parts[:n])):]
+            for dst, wildcard in entries:
+                if wildcard:
+                    # drop exactly one (submodule) segment after the prefix — only when a
+                    # name follows it: `optim.adam.Adam` → `Adam`, but `optim.Adam` stays
+                    _seg, dot, tail = rest[1:].partition(".")
+                    if not dot or not tail:
+                        continue
+                    return dst + "." + tail
+                return dst + rest
+        return None
 
     def framework_of(self, qual: str) -> Optional[str]:
         root = qual.split(".", 1)[0]

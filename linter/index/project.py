@@ -178,7 +178,7 @@ class Project:
         tag = e[0]
         if tag == "const":
             return frozenset((const(e[1]),))
-        key = (fi, id(e))
+        key = (fi, scope, id(e))   # expressions are shared within a file (facts/extract.py)
         hit = self._values.get(key)
         if hit is not None:
             return hit

@@ -11,7 +11,7 @@ import os
 import re
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
-from linter.compiler.build import GlobSet
+from linter.compiler.build import GlobSet, Regex
 from linter.facts.ir import child_blocks
 from linter.facts.model import Expr, Stmt
 from linter.index.project import Project
@@ -30,14 +30,14 @@ class RoleSpec:
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self.steps: Dict[str, GlobSet] = {}
-        self.file_names: Dict[str, "re.Pattern[str]"] = {}
+        self.file_names: Dict[str, Regex] = {}
         for role, spec in (data.get("roles") or {}).items():
             self.steps[role] = GlobSet(spec.get("steps", ()))
             if spec.get("file_names"):
-                self.file_names[role] = re.compile(spec["file_names"], re.I)
+                self.file_names[role] = Regex(spec["file_names"], re.I)
         words = data.get("words") or {}
-        self.train_words = re.compile(words.get("training", r"(^|_)train(_|$)"), re.I)
-        self.eval_words = re.compile(words.get("evaluation", r"(^|_)(eval|val|test)(_|$)"), re.I)
+        self.train_words = Regex(words.get("training", r"(^|_)train(_|$)"), re.I)
+        self.eval_words = Regex(words.get("evaluation", r"(^|_)(eval|val|test)(_|$)"), re.I)
         flags = data.get("flags") or {}
         self.train_flags = frozenset(flags.get("training_bool", ()))
         self.eval_flags = frozenset(flags.get("evaluation_bool", ()))

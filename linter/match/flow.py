@@ -744,7 +744,7 @@ class TaintFlow:
         tag = e[0]
         if tag in ("const", "lambda", "other"):
             return _CLEAN
-        key = (fi, id(e))
+        key = (fi, scope, id(e))   # expressions are shared within a file (facts/extract.py)
         hit = self._memo.get(key)
         if hit is not None:
             return hit

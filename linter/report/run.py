@@ -7,7 +7,6 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO
 
-from linter.baseline import Baseline, filter_new, fingerprints, load_baseline, write_baseline
 from linter.model import Diagnostic, ErrorKind, Finding
 from linter.pipeline import RunResult
 
@@ -32,10 +31,14 @@ class Report:
         return os.path.abspath(os.path.join(self.cwd, f.path))
 
     def _prints(self, base: str) -> List[str]:
+        from linter.baseline import fingerprints
+
         return fingerprints(self.findings, self.result.flagged_text, base, self._abspath)
 
     def write_baseline(self, path: str) -> int:
         """Record every current finding; returns how many."""
+        from linter.baseline import write_baseline
+
         base = os.path.dirname(os.path.abspath(path))
         write_baseline(path, self.findings, self._prints(base), self._abspath)
         return len(self.findings)
@@ -43,7 +46,9 @@ class Report:
     def apply_baseline(self) -> None:
         if not self.settings.baseline:
             return
-        bl: Baseline = load_baseline(self.settings.baseline)
+        from linter.baseline import filter_new, load_baseline
+
+        bl = load_baseline(self.settings.baseline)
         new, matched, stale = filter_new(self.findings, self._prints(bl.base), bl)
         self.findings = new
         self.baseline_info = {"path": os.path.relpath(bl.path, self.cwd), "matched": matched, "stale": stale}

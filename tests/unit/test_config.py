@@ -134,15 +134,29 @@ def test_version_resolution_order() -> None:
     assert parse_target("mindspore=") is None and parse_target("jax=1") is None and parse_target("ms=two") is None
 
 
-def test_installed_version_is_read_from_metadata(monkeypatch) -> None:
+def test_installed_version_is_read_from_metadata(tmp_path) -> None:
+    site = tmp_path / "site-packages"
+    (site / "mindspore_gpu-2.2.14.dist-info").mkdir(parents=True)
+    (site / "torchvision-0.20.0.dist-info").mkdir()            # not torch
+    (site / "tensorflow_cpu-2.15.0.post1.dist-info").mkdir()
+    versions, sources = resolve({}, {}, paths=[str(tmp_path / "missing"), str(site)])
+    assert versions == {"mindspore": "2.2.14", "tensorflow": "2.15.0"}
+    assert sources == {"mindspore": "installed", "tensorflow": "installed"}
+    versions, _ = resolve({"mindspore": "2.3"}, {}, paths=[str(site)])
+    assert versions["mindspore"] == "2.3"
+
+
+def test_installed_version_agrees_with_importlib_metadata() -> None:
     from importlib import metadata
 
-    def fake(dist):
-        if dist == "mindspore-gpu":
-            return "2.2.14"
-        raise metadata.PackageNotFoundError(dist)
+    from linter.versions import installed_version
 
-    monkeypatch.setattr(metadata, "version", fake)
-    versions, sources = resolve({}, {})
-    assert versions.get("mindspore") == "2.2.14" and sources["mindspore"] == "installed"
-    assert "pytorch" not in versions
+    for dist in ("libcst", "PyYAML", "jsonschema"):
+        expected = metadata.version(dist)
+        import linter.versions as V
+
+        V.DISTRIBUTIONS["_probe"] = (dist,)
+        try:
+            assert installed_version("_probe") == V._VERSION.match(expected).group(0), dist
+        finally:
+            del V.DISTRIBUTIONS["_probe"]

@@ -138,3 +138,25 @@ def test_calls_in_fstrings_decorators_defaults_and_lambdas_are_seen() -> None:
 def test_syntax_error_raises_parser_error() -> None:
     with pytest.raises(cst.ParserSyntaxError):
         extract("bad.py", "print 'python 2'\n")
+
+
+def test_literal_decoding_agrees_with_python() -> None:
+    import ast
+
+    from hypothesis import given, settings, strategies as st
+
+    from linter.facts.extract import _NOT_LITERAL, _literal
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.one_of(st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12),
+                     st.binary(max_size=6), st.complex_numbers(allow_nan=False, allow_infinity=False)))
+    def check(value) -> None:
+        text = repr(value)
+        if text.startswith("-") or text.startswith("(") or " " in text:
+            return  # unary minus / parenthesised complex are expressions, not literals
+        assert _literal(text) == ast.literal_eval(text)
+
+    check()
+    for text in ["0x1F", "0o17", "0b1", "1_000", "1e-5", ".5", "5.", "1.5j", "r'\\d'", "'''x'''", "u'z'", "00"]:
+        assert _literal(text) == ast.literal_eval(text), text
+    assert _literal("f'x'") is _NOT_LITERAL

@@ -1,0 +1,145 @@
+"""Stage 2 for many files: cached facts where the content is unchanged, the rest parsed in
+worker processes.
+
+Per file: read the bytes, key them (path + content hash), take the facts from the cache or
+parse them. Parsing is the dominant cost (libcst), and it is independent per file, so misses
+are spread over ``jobs`` worker processes (forked where the platform allows, so start-up and
+imports are not repeated). A worker sends back the pickled entry, which is also what the cache
+stores, so each file is pickled once.
+
+The extractor allocates no reference cycles (see ``facts/extract.py``), so the cyclic garbage
+collector is switched off while parsing — it would otherwise rescan the growing set of kept
+facts again and again (a third of the parse time on a large tree) — and the kept facts are
+frozen afterwards so the matching stage's collections skip them.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import sys
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from linter.cache import Cache
+from linter.model import Diagnostic, ErrorKind
+
+Entry = Tuple[Any, Optional[str], Any, List[Diagnostic]]
+"""(facts or None, decoded source or None, notebook or None, diagnostics)."""
+
+PARALLEL_MIN_BYTES = 256 * 1024
+"""Below this much source to parse, worker start-up costs more than it saves."""
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+        if hasattr(gc, "freeze"):
+            gc.freeze()
+
+
+def parse_bytes(path: str, data: bytes) -> Entry:
+    """Decode and extract one file (pure: no I/O), for the main process and the workers."""
+    from linter.pipeline import parse_unit, Unit
+
+    u = Unit(path, path, "", linted=True)
+    errors = parse_unit(u, data)
+    return (u.facts, u.source, u.notebook, errors)
+
+
+def _worker(batch: Sequence[Tuple[str, bytes]]) -> List[bytes]:
+    gc.disable()
+    out = []
+    for path, data in batch:
+        try:
+            entry = parse_bytes(path, data)
+        except Exception as exc:  # a crash on one file must not lose the batch
+            entry = (None, None, None, [Diagnostic(ErrorKind.INTERNAL, path, f"crashed while parsing: {type(exc).__name__}: {exc}")])
+        out.append(pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
+    return out
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _context():
+    import multiprocessing
+
+    # fork: workers inherit the imported modules (no second start-up). Elsewhere (macOS,
+    # Windows) the platform default works, only slower to start.
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _batches(items: List[Tuple[int, str, bytes]], jobs: int) -> List[List[Tuple[int, str, bytes]]]:
+    """Largest files first, dealt round-robin into ~4 batches per worker (balance without
+    per-file overhead)."""
+    items = sorted(items, key=lambda t: -len(t[2]))
+    n = max(1, min(len(items), jobs * 4))
+    out: List[List[Tuple[int, str, bytes]]] = [[] for _ in range(n)]
+    for i, item in enumerate(items):
+        out[i % n].append(item)
+    return [b for b in out if b]
+
+
+def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cache] = None) -> List[Entry]:
+    """Entries for ``(path, bytes)`` items, in order."""
+    results: List[Optional[Entry]] = [None] * len(items)
+    keys: List[Optional[str]] = [None] * len(items)
+    use_cache = cache is not None and cache.enabled
+    todo: List[Tuple[int, str, bytes]] = []
+    with collector_paused():
+        for i, (path, data) in enumerate(items):
+            if use_cache:
+                keys[i] = key = Cache.file_key(path, data)
+                hit = cache.get("facts", cache.facts_ns, key)  # type: ignore[union-attr]
+                if hit is not None:
+                    results[i] = hit
+                    continue
+            todo.append((i, path, data))
+        size = sum(len(d) for _, _, d in todo)
+        if jobs > 1 and len(todo) > 1 and size >= PARALLEL_MIN_BYTES:
+            for i, blob in _parallel(todo, jobs).items():
+                entry = results[i] = pickle.loads(blob)
+                if use_cache and not _has_io_error(entry):
+                    cache.put_bytes("facts", cache.facts_ns, keys[i], blob)  # type: ignore[union-attr,arg-type]
+        else:
+            for i, path, data in todo:
+                entry = results[i] = parse_bytes(path, data)
+                if use_cache and not _has_io_error(entry):
+                    cache.put("facts", cache.facts_ns, keys[i], entry)  # type: ignore[union-attr,arg-type]
+    return results  # type: ignore[return-value]
+
+
+def _has_io_error(entry: Optional[Entry]) -> bool:
+    return entry is not None and any(d.kind in (ErrorKind.IO, ErrorKind.INTERNAL, ErrorKind.LIMIT) for d in entry[3])
+
+
+def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int) -> Dict[int, bytes]:
+    from concurrent.futures import ProcessPoolExecutor
+
+    batches = _batches(todo, jobs)
+    out: Dict[int, bytes] = {}
+    with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=_context()) as pool:
+        futures = [(batch, pool.submit(_worker, [(p, d) for _, p, d in batch])) for batch in batches]
+        for batch, fut in futures:
+            try:
+                blobs = fut.result()
+            except Exception:  # a dead worker (killed, out of memory): parse its batch here
+                for i, p, d in batch:
+                    out[i] = pickle.dumps(parse_bytes(p, d), protocol=pickle.HIGHEST_PROTOCOL)
+                continue
+            for (i, _, _), blob in zip(batch, blobs):
+                out[i] = blob
+    return out
