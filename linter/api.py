@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 from linter.compiler.packs import RulePacks, load_packs
 from linter.discover import Walk, discover, display_path
 from linter.index.modules import project_root
-from linter.pipeline import Options, Probes, RunResult, Unit, parse_unit, run
+from linter.pipeline import Options, Probes, RunResult, Unit, parse_unit, read_source, run
 
 if TYPE_CHECKING:
     from linter.cache import Cache
@@ -28,7 +28,7 @@ def check_paths(paths: Sequence[str], packs: Optional[RulePacks] = None, options
     refs, errors = discover(paths, cwd, walk)
     stop = [os.path.abspath(os.path.join(cwd, p)) for p in paths if os.path.isdir(os.path.join(cwd, p))]
     units = [Unit(r.path, r.abspath, _root(r.abspath, stop), linted=True) for r in refs]
-    results = ResultCache(options.cache, run_key, units) if options.cache is not None and run_key else None
+    results = ResultCache(options.cache, run_key, units, options.max_file_size) if options.cache is not None and run_key else None
     cached = results.lookup() if results is not None else None
     if cached is not None:
         result = cached
@@ -46,17 +46,13 @@ class ResultCache:
     roots and contents), the imported files read for context, and the answer to every
     file-system probe made while linking imports (a module file that appears changes them)."""
 
-    def __init__(self, cache: "Cache", run_key: str, units: Sequence[Unit]) -> None:
+    def __init__(self, cache: "Cache", run_key: str, units: Sequence[Unit], limit: int) -> None:
         from linter.cache import Cache
 
         self.cache = cache
         parts = [run_key, cache.facts_ns]
         for u in units:
-            try:
-                with open(u.abspath, "rb") as fh:
-                    u.data = fh.read()
-            except OSError:
-                u.data = None
+            u.data = read_source(u.path, u.abspath, limit)[0]   # problems are reported by the run
             parts.append(f"{u.path}\0{u.root}\0{Cache.file_key(u.path, u.data) if u.data is not None else '-'}")
         self.key = Cache.digest(parts)
 
@@ -89,7 +85,7 @@ class ResultCache:
                         context.append((u.abspath, Cache.file_key(u.abspath, fh.read())))
                 except OSError:
                     return  # an input vanished during the run: do not cache
-        if any(d.kind.value in ("io", "internal") for d in result.errors):
+        if any(d.kind.value in ("io", "internal", "limit") for d in result.errors):
             return
         self.cache.put("results", "v1", self.key, {"probes": probes.answers, "context": context, "result": result})
 

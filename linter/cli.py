@@ -1,4 +1,4 @@
-"""Command line: ``trainlint check|rules|explain|schema|validate-rules|test-rules``.
+"""Command line: ``trainlint check|rules|explain|schema|validate-rules|test-rules|compare``.
 
 No logic lives here: each subcommand parses its options and calls :mod:`linter.api`,
 :mod:`linter.testing` or a report module. Exit codes: 0 clean, 1 findings, 2 usage,
@@ -59,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("--isolated", action="store_true", help="ignore configuration files")
     pf = c.add_argument_group("performance")
     pf.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing and matching (default: the number of CPUs)")
+    pf.add_argument("--max-file-size", type=float, metavar="MB",
+                    help="files larger than this are reported (kind 'limit') instead of parsed (default: 2)")
     pf.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     pf.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: $TRAINLINT_CACHE_DIR, else the user cache directory ~/.cache/trainlint)")
     b = c.add_argument_group("suppressions and baseline")
@@ -90,6 +92,10 @@ def _parser() -> argparse.ArgumentParser:
                        description="Run the valid/invalid examples of every rule in the built-in packs, or in DIR.")
     t.add_argument("dirs", nargs="*", help="rule pack directories (default: the built-in rules)")
     t.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the messages checked (default: en)")
+
+    from linter.compare.command import add_parser as add_compare_parser
+
+    add_compare_parser(sub, argparse.RawDescriptionHelpFormatter)
     return p
 
 
@@ -114,6 +120,7 @@ def _cli_overrides(args: argparse.Namespace) -> "CliOverrides":
         target_version=list(args.target_version), format=args.format, lang=args.lang, config=args.config,
         isolated=args.isolated, force_exclude=args.force_exclude, strict_suppressions=args.strict_suppressions,
         baseline=args.baseline, jobs=args.jobs, no_cache=args.no_cache, cache_dir=args.cache_dir,
+        max_file_size=args.max_file_size,
     )
 
 
@@ -129,6 +136,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     paths = [stdin_name] if stdin_name is not None else (args.paths or ["."])
     if args.jobs is not None and args.jobs < 1:
         err.write("trainlint: --jobs must be at least 1\n")
+        return EXIT_ERROR
+    if args.max_file_size is not None and not args.max_file_size > 0:
+        err.write("trainlint: --max-file-size must be a positive number of megabytes\n")
         return EXIT_ERROR
     try:
         st = resolve_settings(paths, cwd, _cli_overrides(args))
@@ -303,6 +313,13 @@ def cmd_test_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_ERROR if failed or not results else EXIT_CLEAN
 
 
+def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from linter.compare.command import run
+
+    _encoding(out, args.format)
+    return run(args, out, err)
+
+
 def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
@@ -313,7 +330,7 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err
         return EXIT_ERROR
     handler = {
         "check": cmd_check, "rules": cmd_rules, "explain": cmd_explain, "schema": cmd_schema,
-        "validate-rules": cmd_validate, "test-rules": cmd_test_rules,
+        "validate-rules": cmd_validate, "test-rules": cmd_test_rules, "compare": cmd_compare,
     }[args.command]
     try:
         return handler(args, out, err)

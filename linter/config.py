@@ -49,6 +49,8 @@ SCHEMA: Dict[str, Any] = {
         "baseline": {"type": "string", "description": "Baseline file (relative to this file) whose findings are not reported."},
         "cache-dir": {"type": "string", "description": "Cache directory (relative to this file); default: the user cache directory."},
         "jobs": {"type": "integer", "minimum": 1, "description": "Worker processes (default: the number of CPUs)."},
+        "max-file-size": {"type": "number", "exclusiveMinimum": 0,
+                          "description": "Largest file checked, in MB (default 2); larger files are reported, not parsed."},
     },
 }
 
@@ -88,6 +90,7 @@ class Config:
     baseline: Optional[str] = None
     cache_dir: Optional[str] = None
     jobs: Optional[int] = None
+    max_file_size: Optional[float] = None
 
 
 def find_config(paths: Sequence[str], cwd: str) -> Optional[Tuple[str, str]]:
@@ -177,6 +180,7 @@ def load_config(path: str) -> Config:
         baseline=rel(table["baseline"]) if "baseline" in table else None,
         cache_dir=rel(table["cache-dir"]) if "cache-dir" in table else None,
         jobs=table.get("jobs"),
+        max_file_size=table.get("max-file-size"),
     )
 
 

@@ -64,7 +64,7 @@ def discover(paths: Iterable[str], cwd: str, walk: Optional[Walk] = None) -> Tup
     found: List[SourceRef] = []
     errors: List[Diagnostic] = []
     seen: Set[str] = set()
-    config_ignores = IgnoreFile.from_lines(walk.exclude_base or cwd, walk.exclude, "exclude")
+    config_ignores = IgnoreFile.from_lines(walk.exclude_base or cwd, walk.exclude, "exclude", outside=True)
 
     def add(abspath: str) -> None:
         real = os.path.realpath(abspath)
@@ -97,7 +97,7 @@ def discover(paths: Iterable[str], cwd: str, walk: Optional[Walk] = None) -> Tup
 def is_excluded(path: str, cwd: str, walk: Walk) -> bool:
     """Whether ``path`` (which need not exist: an editor's new buffer) is excluded."""
     abspath = os.path.abspath(os.path.join(cwd, path))
-    config_ignores = IgnoreFile.from_lines(walk.exclude_base or cwd, walk.exclude, "exclude")
+    config_ignores = IgnoreFile.from_lines(walk.exclude_base or cwd, walk.exclude, "exclude", outside=True)
     return _excluded_path(abspath, os.path.isdir(abspath), config_ignores, walk)
 
 

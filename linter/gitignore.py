@@ -20,6 +20,8 @@ class Pattern:
     negated: bool
     dir_only: bool
     source: str
+    anchored: bool = False
+    """Has a ``/`` before its end: relative to the base, not matched at any depth."""
 
 
 def _translate(glob: str) -> str:
@@ -88,7 +90,7 @@ def compile_pattern(line: str) -> Optional[Pattern]:
     text = text.lstrip("/")
     body = _translate(text)
     regex = ("^" if anchored else "^(?:.*/)?") + body + "$"
-    return Pattern(re.compile(regex, re.DOTALL), negated, dir_only, raw)
+    return Pattern(re.compile(regex, re.DOTALL), negated, dir_only, raw, anchored)
 
 
 @dataclass
@@ -100,20 +102,29 @@ class IgnoreFile:
     patterns: List[Pattern]
     origin: str
 
+    outside: bool = False
+    """Whether unanchored patterns also apply outside ``base`` (the config's excludes, whose
+    defaults such as ``site-packages/`` must hold wherever the linted tree is; a
+    ``.gitignore`` speaks only for its own directory)."""
+
     @classmethod
-    def from_lines(cls, base: str, lines: Iterable[str], origin: str) -> "IgnoreFile":
+    def from_lines(cls, base: str, lines: Iterable[str], origin: str, outside: bool = False) -> "IgnoreFile":
         pats = [p for p in (compile_pattern(ln) for ln in lines) if p is not None]
-        return cls(os.path.normpath(base), pats, origin)
+        return cls(os.path.normpath(base), pats, origin, outside)
 
     def decide(self, abspath: str, is_dir: bool) -> Optional[bool]:
         """True = ignored, False = re-included by a ``!`` pattern, None = no pattern matched."""
         rel = os.path.relpath(abspath, self.base)
-        if rel.startswith("..") or rel == ".":
+        outside = rel.startswith("..")
+        if rel == "." or outside and (not self.outside or abspath == os.path.dirname(abspath)):
             return None
-        rel = rel.replace(os.sep, "/")
+        # Outside the base (a tree named on the command line outside the project), patterns
+        # that match at any depth (`site-packages/`, `*.pyc`) still apply, to the last
+        # component: the walk asks about every directory on its way down.
+        rel = os.path.basename(abspath) if outside else rel.replace(os.sep, "/")
         verdict: Optional[bool] = None
         for p in self.patterns:
-            if p.dir_only and not is_dir:
+            if p.dir_only and not is_dir or outside and p.anchored:
                 continue
             if p.regex.match(rel):
                 verdict = not p.negated

@@ -136,10 +136,27 @@ def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int) -> Dict[int, bytes]
         for batch, fut in futures:
             try:
                 blobs = fut.result()
-            except Exception:  # a dead worker (killed, out of memory): parse its batch here
-                for i, p, d in batch:
-                    out[i] = pickle.dumps(parse_bytes(p, d), protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # a dead worker (killed, out of memory, a crash in the parser)
+                out.update(_isolated(batch))
                 continue
             for (i, _, _), blob in zip(batch, blobs):
                 out[i] = blob
+    return out
+
+
+def _isolated(batch: List[Tuple[int, str, bytes]]) -> Dict[int, bytes]:
+    """Re-parse a dead worker's batch one file per fresh process: the file that kills its
+    process is reported, and neither the others nor this process go down with it."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    out: Dict[int, bytes] = {}
+    for i, path, data in batch:
+        try:
+            with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
+                out[i] = pool.submit(_worker, [(path, data)]).result()[0]
+        except Exception as exc:
+            why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            entry = (None, None, None, [Diagnostic(ErrorKind.INTERNAL, path, f"the parser process died on this file ({why}); "
+                                                                            "file not checked")])
+            out[i] = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
     return out

@@ -16,12 +16,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from linter.compiler.packs import RulePacks
+from linter.facts.depth import nesting_problem
 from linter.facts.extract import extract
 from linter.facts.model import FileFacts
 from linter.index.modules import ModuleMap
@@ -38,6 +40,10 @@ if TYPE_CHECKING:
     from linter.notebooks import Notebook
 
 MAX_CONTEXT_FILES = 5000
+DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
+"""Bytes. Hand-written source stays far below this; bigger files are generated (protobuf
+messages, data tables), and libcst needs up to ~1.2 GB of memory and ~12 s per MB of such
+literal-dense code, so parsing them by default would cost gigabytes for nothing a rule checks."""
 """Imported project files read for context (not reported on); a bound for huge trees."""
 
 
@@ -57,6 +63,8 @@ class Options:
     """Worker processes for parsing and matching (1 = all in this process)."""
     cache: Optional["Cache"] = None
     """Facts cache (None = parse everything)."""
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    """Bytes; larger files are reported (kind ``limit``) and not parsed."""
 
 
 @dataclass
@@ -114,15 +122,38 @@ class RunResult:
         return "\n".join(lines[span.line - 1:span.end_line])
 
 
+def read_source(path: str, abspath: str, limit: int = DEFAULT_MAX_FILE_SIZE) -> Tuple[Optional[bytes], Optional[Diagnostic]]:
+    """A file's bytes, or the diagnostic saying why they are not available. The size is
+    checked before reading, so a huge file never enters memory."""
+    try:
+        with open(abspath, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                return None, too_large(path, size, limit)
+            return fh.read(limit + 1), None
+    except OSError as exc:
+        return None, Diagnostic(ErrorKind.IO, path, f"cannot read file: {exc.strerror or exc}")
+
+
+def too_large(path: str, size: int, limit: int) -> Diagnostic:
+    return Diagnostic(ErrorKind.LIMIT, path, f"file is {_human(size)}, larger than the {_human(limit)} limit; "
+                                             "not checked (raise it with --max-file-size or `max-file-size`)")
+
+
+def _human(n: int) -> str:
+    mb = n / (1024 * 1024)
+    if n >= 100 * 1024:
+        return f"{mb:g} MB" if mb == int(mb) else f"{mb:.1f} MB"
+    return f"{n / 1024:.1f} KB"
+
+
 def parse_unit(unit: Unit, data: Optional[bytes] = None) -> List[Diagnostic]:
     """Read, decode and extract one file; return the diagnostics (the unit gets its facts)."""
     errors: List[Diagnostic] = []
     if data is None:
-        try:
-            with open(unit.abspath, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            return [Diagnostic(ErrorKind.IO, unit.path, f"cannot read file: {exc.strerror or exc}")]
+        data, problem = read_source(unit.path, unit.abspath)
+        if data is None:
+            return [problem] if problem is not None else []
     decoded = decode(unit.path, data)
     errors += decoded.diagnostics
     if decoded.text is None:
@@ -138,14 +169,60 @@ def parse_unit(unit: Unit, data: Optional[bytes] = None) -> List[Diagnostic]:
             return errors
         text = unit.notebook.text
     unit.source = text
+    deep = nesting_problem(text)
+    if deep is not None:
+        errors.append(_located(Diagnostic(ErrorKind.LIMIT, unit.path, deep[2], line=deep[0], column=deep[1]), unit.notebook))
+        return errors
     try:
-        unit.facts = extract(unit.path, text)
+        try:
+            unit.facts = extract(unit.path, text)
+        except RecursionError:
+            unit.facts = with_deep_stack(extract, unit.path, text)
     except cst.ParserSyntaxError as exc:
         line, column, message = syntax_error_details(text, exc)
         errors.append(_located(Diagnostic(ErrorKind.SYNTAX, unit.path, message, line=line, column=column), unit.notebook))
     except RecursionError:
-        errors.append(Diagnostic(ErrorKind.LIMIT, unit.path, "nesting too deep to analyse (recursion limit)"))
+        errors.append(Diagnostic(ErrorKind.LIMIT, unit.path, "statements nested too deeply to analyse (the recursion limit was reached); file not checked"))
     return errors
+
+
+DEEP_RECURSION = 30_000
+DEEP_STACK = 512 * 1024 * 1024
+
+
+def with_deep_stack(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a thread with a large stack and recursion limit.
+
+    Long but legitimate structures (an ``elif`` chain of thousands of branches, a generated
+    file of thousands of adjacent string literals) nest libcst's trees deeper than Python's
+    default limit of 1,000 frames, in libcst's own code as well as ours. Raising the limit on
+    the normal stack could overflow it; a fresh thread gets a stack sized for the limit. Only
+    files that failed at the default limit take this path; pathological expression depth is
+    refused earlier (``facts/depth.py``)."""
+    import threading
+
+    out: Dict[str, Any] = {}
+
+    def target() -> None:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, DEEP_RECURSION))   # the calling thread waits meanwhile
+        try:
+            out["value"] = fn(*args)
+        except BaseException as exc:  # re-raised in the caller
+            out["error"] = exc
+        finally:
+            sys.setrecursionlimit(old)
+
+    old_size = threading.stack_size(DEEP_STACK)
+    try:
+        thread = threading.Thread(target=target, name="trainlint-deep")
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(old_size)
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
 
 
 def _located(d: Diagnostic, nb: Optional[Notebook]) -> Diagnostic:
@@ -188,9 +265,12 @@ def syntax_error_details(source: str, exc: "cst.ParserSyntaxError") -> Tuple[int
     offending token and recognises Python 2 code, so it is asked first.
     """
     import ast
+    import warnings
 
     try:
-        ast.parse(source)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # SyntaxWarnings of the linted code are not ours to print
+            ast.parse(source)
     except SyntaxError as err:
         msg = err.msg or "invalid syntax"
         if any(h in msg for h in _PY2_HINTS) or (err.text or "").lstrip().startswith(("print ", "exec ")):
@@ -229,12 +309,14 @@ def load_units(units: Sequence[Unit], options: Options) -> List[Diagnostic]:
         if u.facts is not None or u.source is not None:
             continue
         if u.data is None:
-            try:
-                with open(u.abspath, "rb") as fh:
-                    u.data = fh.read()
-            except OSError as exc:
-                errors.append(Diagnostic(ErrorKind.IO, u.path, f"cannot read file: {exc.strerror or exc}"))
+            u.data, problem = read_source(u.path, u.abspath, options.max_file_size)
+            if problem is not None:
+                errors.append(problem)
                 continue
+        elif len(u.data) > options.max_file_size:
+            errors.append(too_large(u.path, len(u.data), options.max_file_size))
+            u.data = None
+            continue
         todo.append(u)
         items.append((u.path, u.data))
     for u, (facts, source, notebook, diags) in zip(todo, parse.load(items, options.jobs, options.cache)):

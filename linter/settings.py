@@ -44,6 +44,7 @@ class CliOverrides:
     jobs: Optional[int] = None
     no_cache: bool = False
     cache_dir: Optional[str] = None
+    max_file_size: Optional[float] = None
 
 
 @dataclass
@@ -144,7 +145,8 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
     options = Options(lang=lang, versions=versions, version_sources=sources, select=ran.__contains__,
                       per_file_ignores=per_file_ignores(config, packs), severity=severity,
                       strict_suppressions=cli.strict_suppressions or config.strict_suppressions,
-                      jobs=max(1, jobs), cache=cache)
+                      jobs=max(1, jobs), cache=cache, max_file_size=_megabytes(
+                          cli.max_file_size if cli.max_file_size is not None else config.max_file_size))
     walk = Walk(
         include=tuple(config.include if config.include is not None else DEFAULT_INCLUDE) + tuple(config.extend_include),
         exclude=tuple(config.exclude if config.exclude is not None else DEFAULT_EXCLUDE) + tuple(config.extend_exclude),
@@ -160,5 +162,12 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
         run_key = Cache.digest([
             packs.digest, code_digest("."), lang, repr(sorted(versions.items())), repr(sorted(sources.items())),
             repr(sorted(ran)), repr(sorted((k, v.value) for k, v in severity.items())),
-            repr(config.per_file_ignores), config.root, repr(options.strict_suppressions)])
+            repr(config.per_file_ignores), config.root, repr(options.strict_suppressions),
+            str(options.max_file_size)])
     return Settings(config, packs, options, walk, cli.format or config.format or "rich", lang, baseline, ran, run_key)
+
+
+def _megabytes(mb: Optional[float]) -> int:
+    from linter.pipeline import DEFAULT_MAX_FILE_SIZE
+
+    return DEFAULT_MAX_FILE_SIZE if mb is None else int(mb * 1024 * 1024)

@@ -4,7 +4,8 @@ Only the safe loaders are used (``yaml.SafeLoader`` or libyaml's ``CSafeLoader``
 nothing in a rule file is ever executed or imported.
 
 A pack is a directory: rule files anywhere below it (one rule per ``*.yaml``), optional
-API tables in ``apis/``, and, for the built-in pack, ``roles.yaml`` and ``checklist.yaml``.
+API tables in ``apis/``, data tables for other commands in ``mappings/`` (``compare``), and,
+for the built-in pack, ``roles.yaml`` and ``checklist.yaml``.
 """
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 Path = Tuple[Any, ...]
 _SPECIAL = {"roles.yaml", "checklist.yaml"}
+_DATA_DIRS = {"apis", "mappings"}
+"""Directories of a pack that hold tables, not rules."""
 
 
 class RuleFileError(Exception):
@@ -103,7 +106,7 @@ def rule_files(pack: str) -> List[str]:
     """Rule files of a pack (sorted; API tables and pack metadata excluded)."""
     out: List[str] = []
     for dirpath, dirnames, filenames in os.walk(pack):
-        dirnames[:] = sorted(d for d in dirnames if d != "apis" and not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if d not in _DATA_DIRS and not d.startswith("."))
         for name in sorted(filenames):
             if not (name.endswith(".yaml") or name.endswith(".yml")):
                 continue

@@ -32,6 +32,7 @@ from linter.facts.model import (
     ImportFact,
     ParamFact,
     Stmt,
+    StmtPositions,
 )
 from linter.facts.positions import Pos, compute_positions
 
@@ -58,6 +59,9 @@ _CMPOPS = {
 }
 _UNARY = {"Minus": "-", "Plus": "+", "BitInvert": "~", "Not": "not"}
 _CONST_NAMES = {"True": True, "False": False, "None": None}
+_INTERN_TEXT = 40
+"""Argument texts up to this long (``x``, ``self.conv``, ``0.1``) repeat across a project and
+are shared; longer ones rarely do."""
 _PRAGMA = re.compile(r"#\s*trainlint\s*:[^\n\r]*")
 _KEYWORD_PREFIX = re.compile(r"\s*\**\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*=(?!=)\s*)?")
 
@@ -122,7 +126,7 @@ class _Extractor:
         self.calls: List[CallFact] = []
         self.assigns: List[AssignFact] = []
         self.imports: List[ImportFact] = []
-        self.stmts: List[Tuple[int, int]] = []
+        self.stmts = StmtPositions()
         self.callee_index: Dict[str, List[int]] = {}
         self._names: Dict[Tuple[str, Tuple[int, ...]], Expr] = {}
         self._attrs: Dict[Tuple[int, str], Expr] = {}
@@ -314,7 +318,7 @@ class _Extractor:
         sid = self._new_stmt(node)
         ids: List[int] = []
         for alias in node.names:
-            module = _dotted_text(alias.name)
+            module = intern(_dotted_text(alias.name))
             asname = _asname(alias)
             iid = len(self.imports)
             imp = ImportFact(module, None, asname, 0, self.frame.index, self.line)
@@ -324,14 +328,14 @@ class _Extractor:
 
     def _importfrom(self, node: cst.ImportFrom) -> Stmt:
         sid = self._new_stmt(node)
-        module = "" if node.module is None else _dotted_text(node.module)
+        module = "" if node.module is None else intern(_dotted_text(node.module))
         level = len(node.relative)
         ids: List[int] = []
         if isinstance(node.names, cst.ImportStar):
             self.imports.append(ImportFact(module, "*", None, level, self.frame.index, self.line))
             return ("import", sid, ())
         for alias in node.names:
-            name = _dotted_text(alias.name)
+            name = intern(_dotted_text(alias.name))
             iid = len(self.imports)
             imp = ImportFact(module, name, _asname(alias), level, self.frame.index, self.line)
             self.imports.append(imp)
@@ -473,7 +477,7 @@ class _Extractor:
 
     def _bind_params(self, index: int, raw: List[Tuple[str, str, Optional[Expr]]]) -> Tuple[ParamFact, ...]:
         return tuple(
-            ParamFact(name, kind, default, self._bind_name(name, ("param", index, name)))
+            ParamFact(intern(name), kind, default, self._bind_name(name, ("param", index, name)))
             for name, kind, default in raw
         )
 
@@ -583,7 +587,7 @@ class _Extractor:
         for a in node.args:
             value = self.expr(a.value)
             p = self.pos.get(id(a))
-            kw = a.keyword.value if a.keyword is not None else None
+            kw = intern(a.keyword.value) if a.keyword is not None else None
             if p is None:
                 text = ""
                 p = (self.line, 0, self.line, 0)
@@ -592,10 +596,14 @@ class _Extractor:
                 if kw is not None or a.star:
                     text = _KEYWORD_PREFIX.sub("", text, count=1)
                 text = text.rstrip().rstrip(",").rstrip()
+                if len(text) <= _INTERN_TEXT:
+                    text = intern(text)
             args.append(ArgFact(kw, a.star, value, text, p[0], p[1] + 1, p[2], p[3] + 1))
         p = self._position(node)
         cid = len(self.calls)
         dotted = _dotted(func)
+        if dotted is not None:
+            dotted = intern(dotted)
         self.calls.append(CallFact(func, dotted, tuple(args), p[0], p[1] + 1, p[2], p[3] + 1,
                                    self.frame.index, self.sid))
         key = func[2] if func[0] == "attr" else func[1] if func[0] == "name" else "()"
@@ -615,13 +623,20 @@ class _Extractor:
         return self._const(value) if value is not _NOT_LITERAL else ("other", "string")
 
     def _concat(self, node: cst.ConcatenatedString) -> Expr:
-        """``"a" "b"`` folds to a constant; with an f-string part, keep the expressions inside."""
-        left = self.expr(node.left)
-        right = self.expr(node.right)
-        if left[0] == "const" and right[0] == "const" and type(left[1]) is type(right[1]):
-            return ("const", left[1] + right[1])
+        """``"a" "b"`` folds to a constant; with an f-string part, keep the expressions inside.
+
+        libcst nests a run of adjacent literals to the right, one level per literal; generated
+        files (``pydoc_data/topics.py``) have thousands, so the run is walked as a loop."""
+        sides: List[Expr] = [self.expr(node.left)]
+        cur: Any = node.right
+        while isinstance(cur, cst.ConcatenatedString):
+            sides.append(self.expr(cur.left))
+            cur = cur.right
+        sides.append(self.expr(cur))
+        if all(s[0] == "const" for s in sides) and len({type(s[1]) for s in sides}) == 1:
+            return ("const", sides[0][1][:0].join(s[1] for s in sides))
         parts: List[Expr] = []
-        for side in (left, right):
+        for side in sides:
             if side[0] == "fstr":
                 parts.extend(side[1])
         return ("fstr", tuple(parts))

@@ -45,14 +45,44 @@ branches and loops without the CST:
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+from array import array
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 Expr = Tuple[Any, ...]
 Stmt = Tuple[Any, ...]
 Block = Tuple[Stmt, ...]
 
-FACTS_FORMAT = 1
+FACTS_FORMAT = 2
 """Bumped whenever the layout below changes, so cached facts are re-extracted."""
+
+
+class StmtPositions:
+    """(line, column) of each statement, as one flat array of ints: a file has thousands of
+    statements, and a tuple of two ints per statement costs ~8× the memory."""
+
+    __slots__ = ("_flat",)
+
+    def __init__(self, flat: Iterable[int] = ()) -> None:
+        self._flat = array("i", flat)
+
+    def append(self, pos: Tuple[int, int]) -> None:
+        self._flat.extend(pos)
+
+    def __len__(self) -> int:
+        return len(self._flat) // 2
+
+    def __getitem__(self, i: int) -> Tuple[int, int]:
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._flat[2 * i], self._flat[2 * i + 1]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StmtPositions) and self._flat == other._flat
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (StmtPositions, (self._flat,))
 
 
 class ArgFact(NamedTuple):
@@ -165,7 +195,7 @@ class FileFacts(NamedTuple):
     calls: List[CallFact]
     assigns: List[AssignFact]
     imports: List[ImportFact]
-    stmts: List[Tuple[int, int]]
+    stmts: StmtPositions
     """(line, column) of each statement."""
     callee_index: Dict[str, Tuple[int, ...]]
     """Last segment of the callee (``Dropout`` for ``nn.Dropout``) → call ids; rule dispatch."""

@@ -142,6 +142,7 @@ class Project:
         self._name_sites: Optional[Dict[str, List[Tuple[int, int]]]] = None
         self._by_name: Dict[str, Dict[Func, List[Tuple[int, int, bool]]]] = {}
         self._resolving: Set[str] = set()
+        self._sets: Dict[FrozenSet[Value], FrozenSet[Value]] = {}
         """Parameter name → value assumed by constant propagation (e.g. ``do_train=True``
         while checking a training pipeline); set by the matcher for one question at a time."""
 
@@ -172,6 +173,14 @@ class Project:
             self._call_stmts[fi] = idx
         return calls_in_range(self.files[fi], idx, st[1], st[1] if header_only else last_sid(st), scope)
 
+    def _share(self, vals: FrozenSet[Value]) -> FrozenSet[Value]:
+        """One object per distinct value set: most cached answers are the same few sets
+        (``{UNKNOWN}``, ``{mindspore.nn}``), and a one-element frozenset costs 216 bytes."""
+        hit = self._sets.get(vals)
+        if hit is None:
+            self._sets[vals] = hit = vals
+        return hit
+
     # ------------------------------------------------------------------ evaluation
     def values(self, fi: int, scope: int, e: Expr) -> FrozenSet[Value]:
         """Every value ``e`` (an expression in scope ``scope`` of file ``fi``) may have."""
@@ -191,7 +200,7 @@ class Project:
         finally:
             self._depth -= 1
             self._active.discard(key)
-        self._values[key] = out
+        self._values[key] = out = self._share(out)
         return out
 
     def _values_uncached(self, fi: int, scope: int, e: Expr) -> FrozenSet[Value]:
@@ -264,7 +273,7 @@ class Project:
             out = self._binding_uncached(fi, aid)
         finally:
             self._active.discard(("b", key))
-        self._bindings[key] = out
+        self._bindings[key] = out = self._share(out)
         return out
 
     def _binding_uncached(self, fi: int, aid: int) -> FrozenSet[Value]:
@@ -333,7 +342,7 @@ class Project:
         if hit is not None:
             return hit
         out = self._global_uncached(fi, name, _seen | {fi})
-        self._globals[key] = out
+        self._globals[key] = out = self._share(out)
         return out
 
     def _global_uncached(self, fi: int, name: str, seen: FrozenSet[int]) -> FrozenSet[Value]:
@@ -509,7 +518,7 @@ class Project:
                 # `model(x)` where `model` is a parameter: what the call sites pass.
                 vals = self.expand_params(vals) or _UNK
             hit = vals
-            self._callees[key] = hit
+            self._callees[key] = hit = self._share(hit)
         return hit
 
     def call_values(self, fi: int, cid: int) -> FrozenSet[Value]:
@@ -525,7 +534,7 @@ class Project:
             out = self._call_uncached(fi, cid)
         finally:
             self._active.discard(("c", key))
-        self._calls[key] = out
+        self._calls[key] = out = self._share(out)
         return out
 
     def _call_uncached(self, fi: int, cid: int) -> FrozenSet[Value]:
@@ -636,7 +645,7 @@ class Project:
                 out = _cap(acc)
         finally:
             self._active.discard(("r", key))
-        self._returns[key] = out
+        self._returns[key] = out = self._share(out)
         return out
 
     def call_names(self, fi: int, cid: int) -> Tuple[str, ...]:

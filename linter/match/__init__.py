@@ -121,6 +121,7 @@ def run_rules(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[i
     each worker keeps its lazily computed facts across the rules it runs."""
     findings: List[Finding] = []
     errors: List[Diagnostic] = []
+    rules = _applicable(rules, mc)
     order = sorted(range(len(rules)), key=lambda i: (_COST.get(rules[i].kind, 9), i))
     calls = sum(len(mc.p.files[fi].calls) for fi in range(len(mc.p.files)))
     results: List[Tuple[List[Finding], List[Diagnostic]]] = []
@@ -132,6 +133,19 @@ def run_rules(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[i
         findings += f
         errors += e
     return findings, errors
+
+
+def _applicable(rules: Sequence[CompiledRule], mc: MatchContext) -> List[CompiledRule]:
+    """Rules whose framework the project uses. A framework's names are resolved only through
+    imports of its modules (or of adapters and factories mapped to it in the API tables), and
+    untyped receivers (``?.train``) count only in files that import it; so where no file
+    imports the framework, its rules cannot match and are not run. This matters on large trees
+    without it (a standard library, a web backend), where flow rules would otherwise inspect
+    every call."""
+    used = set()
+    for fi in range(len(mc.p.files)):
+        used |= mc.file_frameworks(fi)
+    return [r for r in rules if not r.framework or r.framework in used]
 
 
 def _parallel(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int], lang: str, jobs: int,

@@ -79,6 +79,7 @@ class MatchContext:
         self._result_uses: Dict[int, Dict[int, Tuple[str, ...]]] = {}
         self._file_fw: Dict[int, FrozenSet[str]] = {}
         self._used_by: Dict[Tuple[int, int, int], bool] = {}
+        self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
         self.assume: Dict[str, Any] = {}
 
     # ------------------------------------------------------------------ versions
@@ -323,9 +324,23 @@ class MatchContext:
     # ------------------------------------------------------------------ provenance
     def origin_calls(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Tuple[List[Call], bool]:
         """Calls whose result ``e`` may be (through names, ``self`` attributes, parameters and
-        project-function returns); the flag is False when some path ends elsewhere."""
+        project-function returns); the flag is False when some path ends elsewhere.
+
+        Memoised per depth: a parameter with many call sites whose arguments are parameters
+        again fans out exponentially (minutes on the standard library without it), and keying
+        on the depth keeps the answer independent of the order questions are asked in."""
         if depth > 8:
             return [], False
+        # Expressions are shared per file, so ids are stable; parameter values assumed by the
+        # current question change the answer.
+        key = (fi, scope, id(e), depth, repr(sorted(self.p.assume.items())) if self.p.assume else "")
+        hit = self._origins.get(key)
+        if hit is None:
+            calls, complete = self._origin_calls(fi, scope, e, depth)
+            hit = self._origins[key] = (list(dict.fromkeys(calls)), complete)
+        return list(hit[0]), hit[1]
+
+    def _origin_calls(self, fi: int, scope: int, e: Expr, depth: int) -> Tuple[List[Call], bool]:
         tag = e[0]
         if tag == "call":
             out = [(fi, e[1])]

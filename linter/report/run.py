@@ -60,11 +60,14 @@ class Report:
 
     @property
     def failing(self) -> bool:
-        """Findings, or (strict) problems with suppression comments."""
+        """Exit code 1: findings, or anything checked with a caveat (a fallback decoding, an
+        imported module that could not be analysed) — a run is never "clean" when something was
+        not checked as written. Problems with suppression comments count only with
+        ``--strict-suppressions``."""
         if self.findings:
             return True
-        return self.settings.options.strict_suppressions and any(
-            e.kind is ErrorKind.SUPPRESSION for e in self.errors)
+        strict = self.settings.options.strict_suppressions
+        return any(strict or e.kind is not ErrorKind.SUPPRESSION for e in self.errors)
 
     # ------------------------------------------------------------------ output
     def _rules(self) -> list:

@@ -118,3 +118,19 @@ def test_named_files_are_linted_unless_force_exclude(tree) -> None:
 def test_missing_paths_are_errors_not_silence(tree) -> None:
     refs, errors = discover(["nope.py"], str(tree))
     assert refs == [] and [e.message for e in errors] == ["path does not exist"]
+
+
+def test_default_excludes_apply_to_trees_outside_the_project(tmp_path) -> None:
+    """`trainlint check /usr/lib/python3.11` from elsewhere must not walk into its
+    `site-packages/`: patterns that match at any depth apply outside the config's directory
+    too; anchored ones (`/top.py`, `a/b.py`) do not."""
+    from linter.gitignore import IgnoreFile
+
+    f = IgnoreFile.from_lines(str(tmp_path / "proj"), ["site-packages/", "/top.py", "a/b.py"], "exclude", outside=True)
+    outside = tmp_path / "lib" / "python3.11"
+    assert f.decide(str(outside / "site-packages"), True) is True
+    assert f.decide(str(outside / "site-packages"), False) is None      # dir-only pattern
+    assert f.decide(str(outside / "os.py"), False) is None
+    assert f.decide(str(tmp_path / "other" / "top.py"), False) is None
+    assert f.decide(str(tmp_path / "proj" / "top.py"), False) is True
+    assert f.decide(str(tmp_path / "other" / "a" / "b.py"), False) is None

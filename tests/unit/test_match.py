@@ -101,3 +101,28 @@ def test_one_crashing_rule_does_not_stop_the_others(monkeypatch) -> None:
     assert [f.rule for f in res.findings] == ["API121"]
     (err,) = res.errors
     assert err.kind.value == "internal" and "API101" in err.message and "synthetic failure" in err.message
+
+
+def test_rules_of_frameworks_the_project_does_not_use_are_not_run(monkeypatch) -> None:
+    """Without an import of a framework (direct, through a project module, an adapter or a
+    factory package), none of its names resolve: its rules are skipped, not run over every call."""
+    import linter.match as match_mod
+    from linter.api import check_sources
+
+    ran = []
+    real = match_mod.run_rule
+
+    def spy(rule, mc, files, lang):
+        ran.append(rule.framework)
+        return real(rule, mc, files, lang)
+
+    monkeypatch.setattr(match_mod, "run_rule", spy)
+    check_sources({"app.py": "import os\n\ndef main(model):\n    model.train()\n    model.eval()\n"})
+    assert ran == []
+    check_sources({"train.py": "from helpers import *\nnet = Net()\nnet.train()\n",
+                   "helpers.py": "import timm\nNet = timm.create_model\n"})
+    assert set(ran) == {"pytorch"}
+    ran.clear()
+    result = check_sources({"train.py": "import helpers\nlayer = helpers.nn.Dropout(0.1)\n",
+                            "helpers.py": "from mindspore import nn\n"})
+    assert set(ran) == {"mindspore"} and [f.rule for f in result.findings] == ["API101"]

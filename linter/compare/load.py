@@ -1,0 +1,107 @@
+"""Compare, stage 1: a side (script or project folder) → its entry script, the import closure
+and a :class:`~linter.index.project.Project` over them.
+
+Nothing new is parsed here: the files go through the engine's own stages (facts from the
+cache or libcst, imported project files read for context by ``pipeline._add_context``), so a
+compared script is understood exactly as ``trainlint check`` understands it.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from linter.compiler.packs import RulePacks
+from linter.discover import discover, display_path
+from linter.index.modules import project_root
+from linter.index.project import Project
+from linter.index.roles import Roles
+from linter.model import Diagnostic
+from linter.pipeline import Options, Probes, Unit, _add_context, load_units
+
+# Entry scripts of a project folder, best first: what people name the script they run.
+_ENTRY_NAMES = (
+    re.compile(r"^train\.py$"),
+    re.compile(r"^train[_\-.\w]*\.py$"),
+    re.compile(r"^main\.py$"),
+    re.compile(r"^(run|finetune|pretrain|fit)[_\-.\w]*\.py$"),
+)
+
+
+class SideError(Exception):
+    """A side that cannot be compared (missing path, no entry script, unparsable entry)."""
+
+
+@dataclass
+class Side:
+    """One side of a comparison, loaded."""
+
+    path: str
+    """As given by the user."""
+    entry: int
+    """File index of the entry script in :attr:`project`."""
+    project: Project
+    roles: Roles
+    files: List[int]
+    """Indices of the entry script and its import closure, in reading order."""
+    root: str
+    cwd: str
+    """Locations are shown relative to it."""
+    errors: List[Diagnostic] = field(default_factory=list)
+    """Files of the closure that could not be read (reported as warnings)."""
+
+    def display(self, fi: int) -> str:
+        """A file's path as the user should see it (relative to ``cwd`` when below it)."""
+        return display_path(self.project.abspaths[fi], self.cwd)
+
+
+def find_entry(folder: str, cwd: str) -> str:
+    """The entry script of a project folder: ``train.py``, ``train*.py``, ``main.py``, ``run*.py``
+    — at the shallowest depth where one exists; a folder holding one Python file uses it."""
+    refs, _errors = discover([folder], cwd)
+    paths = [r.abspath for r in refs if r.abspath.endswith(".py")]
+    if not paths:
+        raise SideError(f"{folder}: no Python files to compare")
+    base = os.path.abspath(os.path.join(cwd, folder))
+
+    def depth(p: str) -> int:
+        return os.path.relpath(p, base).count(os.sep)
+
+    for pattern in _ENTRY_NAMES:
+        hits = sorted((p for p in paths if pattern.match(os.path.basename(p))), key=lambda p: (depth(p), p))
+        if hits:
+            return hits[0]
+    if len(paths) == 1:
+        return paths[0]
+    raise SideError(f"{folder}: no entry script found (looked for train.py, train*.py, main.py, run*.py); "
+                    "name the script to compare instead of the folder")
+
+
+def load_side(path: str, packs: RulePacks, options: Optional[Options] = None, cwd: Optional[str] = None) -> Side:
+    """Parse a side's entry script and everything it imports from its project."""
+    cwd = cwd or os.getcwd()
+    options = options or Options()
+    abspath = os.path.abspath(os.path.join(cwd, path))
+    if os.path.isdir(abspath):
+        entry = find_entry(path, cwd)
+        root = abspath   # the folder is the project: imports resolve inside it
+    elif os.path.isfile(abspath):
+        if not abspath.endswith(".py"):
+            raise SideError(f"{path}: not a Python script")
+        entry = abspath
+        root = project_root(abspath) or os.path.dirname(abspath)
+    else:
+        raise SideError(f"{path}: path does not exist")
+    unit = Unit(display_path(entry, cwd), entry, root, linted=True)
+    units = [unit]
+    probes = Probes()
+    errors = load_units(units, options)
+    if unit.facts is None:
+        why = "; ".join(e.message for e in errors) or "cannot be parsed"
+        raise SideError(f"{unit.path}: {why}")
+    errors += _add_context(units, options, probes)
+    present = [u for u in units if u.facts is not None]
+    project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
+                      packs.apis, exists=probes.isfile)
+    return Side(path, 0, project, Roles(project, packs.roles), list(range(len(present))), root, cwd, errors)

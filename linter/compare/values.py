@@ -1,0 +1,465 @@
+"""Compare: argument expressions → values, through the project index.
+
+Most of the work is the index's constant propagation (module constants, arithmetic, values
+passed at call sites, argparse defaults). On top of it this module resolves what a training
+profile needs and the index leaves open: tuples and lists (``MEAN = (0.49, ...)``), framework
+symbols (``torch.float16``), configuration files loaded with ``yaml.safe_load``/``json.load``
+and indexed (``cfg["lr"]``, ``cfg.get("lr", 0.1)``) — read as data only, never executed — and
+parameters of pipeline builders resolved per role (``create_dataset(..., training=True)`` is
+the training pipeline, so its ``batch_size`` comes from that call only).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+
+from linter.facts.model import ArgFact, Expr
+from linter.index.values import Ext, Func, Obj, Record
+from linter.compare.load import Side
+from linter.compare.model import Symbol, Val
+
+_MAX_DEPTH = 12
+_MAX_CHOICES = 16
+_CONFIG_MAX_BYTES = 1 << 20
+_CONFIG_EXTENSIONS = (".yaml", ".yml", ".json")
+_LOADERS = {"yaml.safe_load", "yaml.load", "yaml.full_load", "json.load", "json.loads", "easydict.EasyDict",
+            "addict.Dict", "munch.Munch", "munch.munchify", "omegaconf.OmegaConf.create"}
+_CONVERT = {"builtins.float": float, "builtins.int": int, "builtins.bool": bool, "builtins.str": str,
+            "builtins.tuple": tuple, "builtins.list": tuple}
+
+
+@dataclass(frozen=True)
+class OpenFile:
+    """``open(path)``: a configuration file, not read yet."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class Config:
+    """Data read from a configuration file (a mapping or list), with the file's name."""
+
+    data: Any
+    source: str
+
+    def __hash__(self) -> int:
+        return hash(self.source)
+
+
+class Unresolved(Exception):
+    """Raised inside the resolver when a path cannot be followed; carries nothing, the caller
+    reports the argument's own source text."""
+
+
+class Resolver:
+    """Resolve argument expressions of one side to :class:`Val` s."""
+
+    def __init__(self, side: Side) -> None:
+        self.side = side
+        self.p = side.project
+        self._configs: Dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ entry points
+    def arg(self, fi: int, scope: int, a: ArgFact, role: Optional[str] = None) -> Val:
+        return self.expr(fi, scope, a.value, a.text, role)
+
+    def expr(self, fi: int, scope: int, e: Expr, text: str, role: Optional[str] = None) -> Val:
+        try:
+            choices, via = self._resolve(fi, scope, e, role, 0)
+        except (Unresolved, RecursionError):
+            return Val.unknown(text)
+        plain = [c for c in choices if not isinstance(c, (Config, OpenFile))]
+        if not plain or len(plain) != len(choices):
+            return Val.unknown(text)
+        values = _distinct(plain)
+        if len(values) == 1:
+            return Val(values[0], True, text, via=via)
+        if len(values) > _MAX_CHOICES:
+            return Val.unknown(text)
+        return Val(frozenset(_hashable(v) for v in values), True, text, via=via)
+
+    # ------------------------------------------------------------------ resolution
+    def _resolve(self, fi: int, scope: int, e: Expr, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
+        """Every value ``e`` may have (raise :class:`Unresolved` if any path is unknown), and
+        a provenance note."""
+        if depth > _MAX_DEPTH:
+            raise Unresolved()
+        tag = e[0]
+        if tag == "const":
+            return [e[1]], ""
+        if tag == "seq":
+            return self._seq(fi, scope, e, role, depth)
+        if tag == "name" and e[1] == "__file__":
+            return [self.p.abspaths[fi]], ""
+        if tag == "name" and e[2]:
+            return self._local(fi, scope, e, role, depth)
+        if tag == "subscript":
+            return self._subscript(fi, scope, e, role, depth)
+        if tag == "call":
+            return self._call(fi, scope, e[1], role, depth)
+        if tag == "attr":
+            base = self._try(fi, scope, e[1], role, depth)
+            if base is not None and base[0] and all(isinstance(b, Config) for b in base[0]):
+                return [self._lookup(b, e[2]) for b in base[0]], _via(base[0], e[2])
+            via = self._argparse_via(fi, scope, e)
+            vals, known = self.p.constants(fi, scope, e)
+            if known and vals:
+                return [v.value for v in vals], via
+            records = self._records(fi, scope, e[1])
+            if records:
+                return self._fields(records, e[2], role, depth)
+            return self._defined(fi, scope, e, role, depth)
+        if tag in ("binop", "unary", "ifexp", "name"):
+            vals, known = self.p.constants(fi, scope, e)
+            if known and vals:
+                return [v.value for v in vals], ""
+            if tag == "name":
+                return self._defined(fi, scope, e, role, depth)
+            if tag == "ifexp":
+                a, va = self._resolve(fi, scope, e[2], role, depth + 1)
+                b, vb = self._resolve(fi, scope, e[3], role, depth + 1)
+                return a + b, va or vb
+            if tag == "binop":
+                return self._binop(fi, scope, e, role, depth)
+        raise Unresolved()
+
+    def _try(self, fi: int, scope: int, e: Expr, role: Optional[str], depth: int) -> Optional[Tuple[List[Any], str]]:
+        try:
+            return self._resolve(fi, scope, e, role, depth + 1)
+        except Unresolved:
+            return None
+
+    def _records(self, fi: int, scope: int, e: Expr) -> List[Record]:
+        """Records (argparse namespaces, EasyDicts) an expression may hold, through parameters."""
+        vals = self.p.expand_params(self.p.values(fi, scope, e))
+        if vals and all(isinstance(v, Record) for v in vals):
+            return sorted(vals, key=repr)  # type: ignore[arg-type]
+        return []
+
+    def _fields(self, records: List[Record], name: str, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
+        out: List[Any] = []
+        via = ""
+        for rec in records:
+            hit = [spec for fname, spec in rec.fields if fname == name]
+            if not hit:
+                raise Unresolved()
+            rfi, rscope, rexpr = hit[-1]
+            vals, v = self._resolve(rfi, rscope, rexpr, role, depth + 1)
+            if rec.call >= 0 and "argparse.ArgumentParser.parse_args" in self.p.call_names(rec.file, rec.call):
+                vals = [self._argparse_default(rfi, name, x) for x in vals]
+                v = f"argparse default of --{name.replace('_', '-')}"
+            out += vals
+            via = via or v
+        return out, via
+
+    def _seq(self, fi: int, scope: int, e: Expr, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
+        parts: List[List[Any]] = []
+        via = ""
+        for elt in e[2]:
+            if elt[0] == "star":
+                raise Unresolved()
+            vals, v = self._resolve(fi, scope, elt, role, depth + 1)
+            parts.append(_distinct(vals))
+            via = via or v
+        combos: List[Tuple[Any, ...]] = [()]
+        for options in parts:
+            combos = [c + (o,) for c in combos for o in options]
+            if len(combos) > _MAX_CHOICES:
+                raise Unresolved()
+        return [tuple(c) for c in combos], via
+
+    def _binop(self, fi: int, scope: int, e: Expr, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
+        from linter.index.project import _ARITH
+
+        fn = _ARITH.get(e[1])
+        if fn is None:
+            raise Unresolved()
+        left, va = self._resolve(fi, scope, e[2], role, depth + 1)
+        right, vb = self._resolve(fi, scope, e[3], role, depth + 1)
+        out = []
+        for a in _distinct(left):
+            for b in _distinct(right):
+                if type(a) not in (int, float) or type(b) not in (int, float):
+                    raise Unresolved()
+                try:
+                    r = fn(a, b)
+                except (ArithmeticError, ValueError):
+                    raise Unresolved() from None
+                if r is None:
+                    raise Unresolved()
+                out.append(r)
+        return out, va or vb
+
+    def _local(self, fi: int, scope: int, e: Expr, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
+        """A name bound in this scope: follow each binding (``with open(...) as fh`` too)."""
+        facts = self.p.files[fi]
+        out: List[Any] = []
+        via = ""
+        for aid in e[2]:
+            a = facts.assigns[aid]
+            v = a.value
+            if v[0] == "param":
+                vals, pv = self._param(fi, v[1], v[2], role, depth)
+            elif v[0] == "enter":
+                vals, pv = self._resolve(fi, a.scope, v[1], role, depth + 1)
+            elif v[0] in ("import", "def", "class", "iter", "except", "unpack"):
+                vals, pv = self._defined(fi, scope, e, role, depth)
+            else:
+                vals, pv = self._resolve(fi, a.scope, v, role, depth + 1)
+            out += vals
+            via = via or pv
+        return out, via
+
+    def _defined(self, fi: int, scope: int, e: Expr, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
+        """Through the index's definitions (globals, imports, attributes of modules/classes)."""
+        sources = self.p.defining_exprs(fi, scope, e)
+        if not sources:
+            sym = self._symbol(fi, scope, e)
+            if sym is not None:
+                return [sym], ""
+            raise Unresolved()
+        out: List[Any] = []
+        via = ""
+        for sfi, sscope, sexpr, _line, _via in sources:
+            if sexpr is None:
+                sym = self._symbol(fi, scope, e)
+                if sym is not None:
+                    return [sym], ""
+                raise Unresolved()
+            vals, v = self._resolve(sfi, sscope, sexpr, role, depth + 1)
+            out += vals
+            via = via or v
+        return out, via
+
+    def _symbol(self, fi: int, scope: int, e: Expr) -> Optional[Symbol]:
+        """A framework name such as ``torch.float16`` or ``mindspore.dataset.Shuffle.GLOBAL``."""
+        vals = self.p.values(fi, scope, e)
+        exts = {v.qual for v in vals if isinstance(v, Ext)}
+        if len(exts) == 1 and len(vals) == 1:
+            return Symbol(self.p.apis.canonical(exts.pop()))
+        return None
+
+    def _param(self, fi: int, func: int, name: str, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
+        """A parameter: what its call sites pass (only those serving ``role`` when some do)."""
+        fact = self.p.files[fi].funcs[func]
+        param = next((x for x in fact.params if x.name == name), None)
+        if param is None:
+            raise Unresolved()
+        sites = self.p.callers(Func(fi, func))
+        if not sites:
+            raise Unresolved()   # no known call: the default is no evidence of the value used
+        if role is not None and len(sites) > 1:
+            chosen = [s for s in sites if role in self.side.roles.pipeline_context(s[0], s[1])]
+            if chosen:
+                sites = chosen
+        out: List[Any] = []
+        via = ""
+        for cfi, cid, bound in sites:
+            call = self.p.files[cfi].calls[cid]
+            a = bound.get(name)
+            if a is not None:
+                vals, v = self._resolve(cfi, call.scope, a.value, role, depth + 1)
+            elif bound.uncertain or param.default is None:
+                raise Unresolved()
+            else:
+                vals, v = self._resolve(fi, fact.parent, param.default, role, depth + 1)
+            out += vals
+            via = via or v
+        return out, via
+
+    def _call(self, fi: int, scope: int, cid: int, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
+        call = self.p.files[fi].calls[cid]
+        names = self.p.call_names(fi, cid)
+        first = names[0] if names else ""
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if first in _CONVERT and len(positional) == 1 and len(call.args) == 1:
+            vals, via = self._resolve(fi, scope, positional[0].value, role, depth + 1)
+            try:
+                return [_CONVERT[first](v) for v in vals], via
+            except (TypeError, ValueError):
+                raise Unresolved() from None
+        if first == "builtins.open" and positional:
+            vals, _ = self._resolve(fi, scope, positional[0].value, role, depth + 1)
+            return [OpenFile(str(v)) for v in vals if isinstance(v, str)] or _fail(), ""
+        if first in ("os.path.join", "os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.normpath"):
+            parts = [self._resolve(fi, scope, a.value, role, depth + 1)[0] for a in positional]
+            if len(positional) != len(call.args) or any(len(p) != 1 or not isinstance(p[0], str) for p in parts):
+                raise Unresolved()
+            strs = [p[0] for p in parts]
+            fn = {"os.path.join": lambda: os.path.join(*strs), "os.path.dirname": lambda: os.path.dirname(strs[0]),
+                  "os.path.abspath": lambda: strs[0], "os.path.realpath": lambda: strs[0],
+                  "os.path.normpath": lambda: os.path.normpath(strs[0])}[first]
+            return [fn()], ""
+        if first in _LOADERS and positional:
+            vals, _ = self._resolve(fi, scope, positional[0].value, role, depth + 1)
+            out = []
+            for v in vals:
+                if isinstance(v, OpenFile):
+                    out.append(self._read_config(fi, v.path))
+                elif isinstance(v, Config):
+                    out.append(v)   # EasyDict(cfg) and friends wrap the same data
+                else:
+                    raise Unresolved()
+            return out, ""
+        if call.func[0] == "attr" and call.func[2] == "get" and positional:
+            base = self._try(fi, scope, call.func[1], role, depth)
+            if base is not None and base[0] and all(isinstance(b, Config) for b in base[0]):
+                keys, _ = self._resolve(fi, scope, positional[0].value, role, depth + 1)
+                out = []
+                for b in base[0]:
+                    for k in keys:
+                        try:
+                            out.append(self._lookup(b, k))
+                        except Unresolved:
+                            if len(positional) < 2:
+                                raise
+                            out += self._resolve(fi, scope, positional[1].value, role, depth + 1)[0]
+                return out, _via(base[0], keys[0] if keys else "")
+        # An object passed as a value (a sampler): its class.
+        for v in self.p.callee_values(fi, cid):
+            if isinstance(v, Ext) and self.p.apis.is_class(v.qual):
+                return [Symbol(self.p.apis.canonical(v.qual))], ""
+        raise Unresolved()
+
+    def _subscript(self, fi: int, scope: int, e: Expr, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
+        bases, _ = self._resolve(fi, scope, e[1], role, depth + 1)
+        keys, _ = self._resolve(fi, scope, e[2], role, depth + 1)
+        out = []
+        for b in bases:
+            for k in keys:
+                if isinstance(b, Config):
+                    out.append(self._lookup(b, k))
+                elif isinstance(b, (tuple, list)) and isinstance(k, int) and -len(b) <= k < len(b):
+                    out.append(b[k])
+                else:
+                    raise Unresolved()
+        return out, _via([b for b in bases if isinstance(b, Config)], keys[0] if keys else "")
+
+    # ------------------------------------------------------------------ configuration files
+    def _read_config(self, fi: int, path: str) -> "Config":
+        """A YAML/JSON file next to the script (or inside the compared project), read as data."""
+        if not path.endswith(_CONFIG_EXTENSIONS):
+            raise Unresolved()
+        here = os.path.dirname(self.p.abspaths[fi])
+        candidates = [path] if os.path.isabs(path) else [os.path.join(here, path), os.path.join(self.side.root, path)]
+        for c in candidates:
+            c = os.path.normpath(c)
+            inside = any(os.path.commonpath([c, d]) == d for d in (here, self.side.root))
+            if not inside or not os.path.isfile(c):
+                continue
+            if c not in self._configs:
+                self._configs[c] = _load_data(c)
+            data = self._configs[c]
+            if data is None:
+                raise Unresolved()
+            return Config(data, os.path.relpath(c, self.side.root) if c.startswith(self.side.root) else os.path.basename(c))
+        raise Unresolved()
+
+    @staticmethod
+    def _lookup(cfg: Any, key: Any) -> Any:
+        if isinstance(cfg, Config):
+            data = cfg.data
+            if isinstance(data, dict) and key in data:
+                v = data[key]
+                return Config(v, cfg.source) if isinstance(v, (dict, list)) and not _is_vector(v) else _plain(v)
+            if isinstance(data, list) and isinstance(key, int) and -len(data) <= key < len(data):
+                v = data[key]
+                return Config(v, cfg.source) if isinstance(v, (dict, list)) and not _is_vector(v) else _plain(v)
+        raise Unresolved()
+
+    def _argparse_default(self, fi: int, dest: str, value: Any) -> Any:
+        """What argparse really stores when the option is not given: ``store_true`` → False,
+        ``store_false`` → True, and a string default converted by ``type=int/float``."""
+        facts = self.p.files[fi]
+        for cid in facts.callee_index.get("add_argument", ()):
+            call = facts.calls[cid]
+            flags = [a.value[1] for a in call.args if a.keyword is None and a.value[0] == "const" and isinstance(a.value[1], str)]
+            names = {f.lstrip("-").replace("-", "_") for f in flags}
+            names |= {str(a.value[1]) for a in call.args if a.keyword == "dest" and a.value[0] == "const"}
+            if dest not in names:
+                continue
+            kw = {a.keyword: a.value for a in call.args if a.keyword}
+            action = kw.get("action")
+            if "default" not in kw and action is not None and action[0] == "const":
+                return {"store_true": False, "store_false": True}.get(action[1], value)
+            typ = kw.get("type")
+            if isinstance(value, str) and typ is not None and typ[0] == "name" and typ[1] in ("int", "float"):
+                try:
+                    return {"int": int, "float": float}[typ[1]](value)
+                except ValueError:
+                    raise Unresolved() from None
+            return value
+        return value
+
+    def _argparse_via(self, fi: int, scope: int, e: Expr) -> str:
+        """``args.lr`` where ``args = parser.parse_args()``: say the value is the default."""
+        for v in self.p.values(fi, scope, e[1]):
+            if isinstance(v, Record) and v.call >= 0 and \
+                    "argparse.ArgumentParser.parse_args" in self.p.call_names(v.file, v.call):
+                return f"argparse default of --{e[2].replace('_', '-')}"
+        return ""
+
+
+def _fail() -> List[Any]:
+    raise Unresolved()
+
+
+def _load_data(path: str) -> Any:
+    try:
+        if os.path.getsize(path) > _CONFIG_MAX_BYTES:
+            return None
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        if path.endswith(".json"):
+            return json.loads(text)
+        import yaml
+
+        return yaml.safe_load(text)   # data only: no tags that construct objects
+    except (OSError, UnicodeDecodeError, ValueError, Exception):  # noqa: B014 - any parse error = unknown
+        return None
+
+
+def _is_vector(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, (int, float, str, bool)) for x in v)
+
+
+def _plain(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+def _via(bases: List[Any], key: Any) -> str:
+    cfgs = [b for b in bases if isinstance(b, Config)]
+    if not cfgs:
+        return ""
+    return f"{cfgs[0].source}: {key}"
+
+
+def _hashable(v: Any) -> Any:
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _hashable(x)) for k, x in v.items()))
+    return v
+
+
+def _distinct(vals: List[Any]) -> List[Any]:
+    """Values without repeats, keeping ``True``/``1``/``1.0`` apart only where types differ in kind."""
+    out: List[Any] = []
+    seen: set = set()
+    for v in vals:
+        key = (type(v) is bool, _hashable(v))
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+    return out
+
+
+def object_types(side: Side, fi: int, scope: int, e: Expr) -> FrozenSet[str]:
+    """Qualified types of the objects an expression may hold (``isinstance`` questions)."""
+    out = set()
+    for v in side.project.values(fi, scope, e):
+        if isinstance(v, Obj) and isinstance(v.type, Ext):
+            out.update(side.project.apis.mro(v.type.qual))
+    return frozenset(out)

@@ -1,0 +1,179 @@
+"""Where compared values come from: argparse defaults, YAML/JSON configuration files (read as
+data, never executed), call sites — and what stays unknown."""
+from __future__ import annotations
+
+import textwrap
+from typing import Dict
+
+from linter.compare import compare_paths
+from linter.compare.model import MATCH, MISMATCH, UNKNOWN, Row
+
+REF = """
+    import torch
+    model = torch.nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+"""
+
+
+def compare(tmp_path, new: str, files: Dict[str, str] = None, ref: str = REF) -> Dict[str, Row]:
+    (tmp_path / "ref").mkdir()
+    (tmp_path / "new").mkdir()
+    (tmp_path / "ref" / "train.py").write_text(textwrap.dedent(ref))
+    (tmp_path / "new" / "train.py").write_text(textwrap.dedent(new))
+    for name, text in (files or {}).items():
+        p = tmp_path / "new" / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    c = compare_paths(str(tmp_path / "ref"), str(tmp_path / "new"), cwd=str(tmp_path), use_cache=False)
+    return {r.key: r for r in c.rows}
+
+
+def test_argparse_defaults_through_a_helper_and_store_true(tmp_path) -> None:
+    rows = compare(tmp_path, """
+        import argparse
+        import torch
+
+        def get_args():
+            p = argparse.ArgumentParser()
+            p.add_argument("--lr", type=float, default="0.1")
+            p.add_argument("--nesterov", action="store_true")
+            return p.parse_args()
+
+        def build(model, args):
+            return torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9, nesterov=args.nesterov)
+
+        args = get_args()
+        opt = build(torch.nn.Linear(4, 2), args)
+    """)
+    lr = rows["optimizer.lr"]
+    assert lr.verdict == MATCH and lr.new.val.value == 0.1 and lr.new.val.via == "argparse default of --lr"
+    nesterov = rows["optimizer.nesterov"]
+    assert nesterov.verdict == MATCH and nesterov.new.val.value is False   # store_true: False, not None
+
+
+def test_yaml_config_next_to_the_script(tmp_path) -> None:
+    rows = compare(tmp_path, """
+        import yaml
+        from easydict import EasyDict
+        from mindspore import nn
+
+        with open("config.yaml") as fh:
+            cfg = EasyDict(yaml.safe_load(fh))
+        net = nn.Dense(4, 2)
+        opt = nn.Momentum(net.trainable_params(), learning_rate=cfg.optim.lr, momentum=cfg["optim"]["momentum"])
+    """, {"config.yaml": "optim:\n  lr: 0.05\n  momentum: 0.9\n"})
+    lr = rows["optimizer.lr"]
+    assert (lr.verdict, lr.new.val.value, lr.new.val.via) == (MISMATCH, 0.05, "config.yaml: lr")
+    assert "learning_rate=0.1" in lr.advice
+    assert rows["optimizer.momentum"].verdict == MATCH
+
+
+def test_json_config_and_get_with_a_default(tmp_path) -> None:
+    rows = compare(tmp_path, """
+        import json
+        import torch
+        cfg = json.load(open("configs/train.json"))
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=cfg.get("lr", 0.3), momentum=cfg.get("momentum", 0.9))
+    """, {"configs/train.json": '{"lr": 0.1}'})
+    assert rows["optimizer.lr"].verdict == MATCH            # from the file
+    assert rows["optimizer.momentum"].verdict == MATCH      # the .get() default: the key is absent
+
+
+def test_config_files_are_data_only(tmp_path) -> None:
+    marker = tmp_path / "pwned"
+    rows = compare(tmp_path, """
+        import yaml
+        import torch
+        cfg = yaml.load(open("config.yaml"), Loader=yaml.Loader)
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
+    """, {"config.yaml": f"lr: !!python/object/apply:os.system ['touch {marker}']\n"})
+    assert rows["optimizer.lr"].verdict == UNKNOWN
+    assert not marker.exists()
+
+
+def test_config_outside_the_project_is_not_read(tmp_path) -> None:
+    (tmp_path / "secret.yaml").write_text("lr: 0.1\n")
+    rows = compare(tmp_path, f"""
+        import yaml
+        import torch
+        cfg = yaml.safe_load(open("{tmp_path / 'secret.yaml'}"))
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
+    """)
+    assert rows["optimizer.lr"].verdict == UNKNOWN
+
+
+def test_unresolvable_values_stay_unknown(tmp_path) -> None:
+    rows = compare(tmp_path, """
+        import os
+        import torch
+
+        def make(model, momentum):
+            return torch.optim.SGD(model.parameters(), lr=float(os.environ["LR"]), momentum=momentum)
+    """, ref="""
+        import os
+        import torch
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=float(os.environ["LR"]), momentum=0.9)
+    """)
+    lr = rows["optimizer.lr"]
+    # the same expression on both sides is still not a known match
+    assert lr.verdict == UNKNOWN and not lr.reference.val.known and not lr.new.val.known
+    assert lr.new.val.text == 'float(os.environ["LR"])' and 'float(os.environ["LR"])' in lr.advice
+    # a parameter of a function nobody calls: no value (not its default)
+    assert rows["optimizer.momentum"].verdict == UNKNOWN
+
+
+def test_values_differing_by_call_site_compare_as_sets(tmp_path) -> None:
+    block = """
+        from torch import nn
+
+        class Block(nn.Module):
+            def __init__(self, c, stride):
+                super().__init__()
+                self.conv = nn.Conv2d(c, c, 3, stride=stride, padding=1)
+
+        blocks = [Block(16, 1), Block(32, {s})]
+    """
+    rows = compare(tmp_path, block.format(s=2), ref=block.format(s=2))
+    assert rows["layers.Conv2d[0].stride"].verdict == MATCH
+    assert rows["layers.Conv2d[0].stride"].new.val.value == frozenset({(1, 1), (2, 2)})
+
+
+def test_pipeline_values_are_read_per_role(tmp_path) -> None:
+    """`create_dataset(..., training=True)` is the training pipeline: its batch size and shuffle
+    come from that call, not from the evaluation one."""
+    rows = compare(tmp_path, """
+        from src.data import create_dataset
+        train_ds = create_dataset(64, training=True)
+        val_ds = create_dataset(500, training=False)
+    """, {"src/__init__.py": "", "src/data.py": """
+        import mindspore.dataset as ds
+
+        def create_dataset(batch_size, training):
+            data = ds.MnistDataset("mnist", shuffle=training)
+            return data.batch(batch_size, drop_remainder=training)
+    """}, ref="""
+        from torch.utils.data import DataLoader
+        train_loader = DataLoader(train_set, batch_size=64, shuffle=True, drop_last=True)
+        val_loader = DataLoader(val_set, batch_size=500)
+    """)
+    assert rows["data.train.batch_size"].verdict == MATCH and rows["data.train.batch_size"].new.val.value == 64
+    assert rows["data.eval.batch_size"].verdict == MATCH and rows["data.eval.batch_size"].new.val.value == 500
+    assert rows["data.train.shuffle"].verdict == MATCH
+    assert rows["data.train.drop_last"].verdict == MATCH
+
+
+def test_mindspore_sources_shuffle_by_default(tmp_path) -> None:
+    rows = compare(tmp_path, """
+        import mindspore.dataset as ds
+        train_ds = ds.Cifar10Dataset("cifar").batch(32)
+    """, ref="""
+        from torch.utils.data import DataLoader
+        train_loader = DataLoader(train_set, batch_size=32)
+    """)
+    shuffle = rows["data.train.shuffle"]
+    assert (shuffle.verdict, shuffle.reference.val.value, shuffle.new.val.value) == (MISMATCH, False, True)
+    assert shuffle.reference.val.defaulted and shuffle.new.val.defaulted
