@@ -147,13 +147,10 @@ def _human(n: int) -> str:
     return f"{n / 1024:.1f} KB"
 
 
-def parse_unit(unit: Unit, data: Optional[bytes] = None) -> List[Diagnostic]:
-    """Read, decode and extract one file; return the diagnostics (the unit gets its facts)."""
+def parse_unit(unit: Unit, data: bytes) -> List[Diagnostic]:
+    """Decode and extract one file's bytes; return the diagnostics (the unit gets its facts).
+    Reading, with its size limit, is :func:`read_source`'s job."""
     errors: List[Diagnostic] = []
-    if data is None:
-        data, problem = read_source(unit.path, unit.abspath)
-        if data is None:
-            return [problem] if problem is not None else []
     decoded = decode(unit.path, data)
     errors += decoded.diagnostics
     if decoded.text is None:
@@ -330,13 +327,7 @@ def load_units(units: Sequence[Unit], options: Options) -> List[Diagnostic]:
 def run(units: List[Unit], packs: RulePacks, options: Options, read_context: bool = True,
         probes: Optional[Probes] = None) -> RunResult:
     """Stages 2–7 over prepared units (paths already discovered)."""
-    probes = probes or Probes()
-    errors = load_units(units, options)
-    if read_context:
-        errors += _add_context(units, options, probes)
-    present = [u for u in units if u.facts is not None]
-    project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
-                      packs.apis, exists=probes.isfile if read_context else None)
+    present, project, errors = link(units, packs, options, probes, read_context)
     roles = Roles(project, packs.roles)
     mc = MatchContext(project, roles, options.versions)
     mc.version_sources = dict(options.version_sources)
@@ -364,6 +355,20 @@ def run(units: List[Unit], packs: RulePacks, options: Options, read_context: boo
                      suppressed=suppressed,
                      sources={p: s for p, s in sources.items() if p in flagged and s is not None},
                      notebooks={p: nb for p, nb in notebooks.items() if p in flagged})
+
+
+def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional[Probes] = None,
+         read_context: bool = True) -> Tuple[List[Unit], Project, List[Diagnostic]]:
+    """Stages 2–3: facts for every unit (``units`` grows by the project files they import,
+    read for context) and the project index over those that parsed."""
+    probes = probes or Probes()
+    errors = load_units(units, options)
+    if read_context:
+        errors += _add_context(units, options, probes)
+    present = [u for u in units if u.facts is not None]
+    project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
+                      packs.apis, exists=probes.isfile if read_context else None)
+    return present, project, errors
 
 
 def _configured(findings: List[Finding], abspaths: Dict[str, str], options: Options) -> List[Finding]:

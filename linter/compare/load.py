@@ -2,7 +2,7 @@
 and a :class:`~linter.index.project.Project` over them.
 
 Nothing new is parsed here: the files go through the engine's own stages (facts from the
-cache or libcst, imported project files read for context by ``pipeline._add_context``), so a
+cache or libcst, imported project files read for context, the index built by ``pipeline.link``), so a
 compared script is understood exactly as ``trainlint check`` understands it.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from linter.index.modules import project_root
 from linter.index.project import Project
 from linter.index.roles import Roles
 from linter.model import Diagnostic
-from linter.pipeline import Options, Probes, Unit, _add_context, load_units
+from linter.pipeline import Options, Unit, link
 
 # Entry scripts of a project folder, best first: what people name the script they run.
 _ENTRY_NAMES = (
@@ -94,14 +94,8 @@ def load_side(path: str, packs: RulePacks, options: Optional[Options] = None, cw
     else:
         raise SideError(f"{path}: path does not exist")
     unit = Unit(display_path(entry, cwd), entry, root, linted=True)
-    units = [unit]
-    probes = Probes()
-    errors = load_units(units, options)
-    if unit.facts is None:
+    present, project, errors = link([unit], packs, options)
+    if unit.facts is None:   # nothing imported was read: the errors are the entry's own
         why = "; ".join(e.message for e in errors) or "cannot be parsed"
         raise SideError(f"{unit.path}: {why}")
-    errors += _add_context(units, options, probes)
-    present = [u for u in units if u.facts is not None]
-    project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
-                      packs.apis, exists=probes.isfile)
     return Side(path, 0, project, Roles(project, packs.roles), list(range(len(present))), root, cwd, errors)

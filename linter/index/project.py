@@ -138,13 +138,13 @@ class Project:
         self._star: Dict[int, List[ImportFact]] = {}
         self._call_stmts: Dict[int, List[int]] = {}
         self.assume: Dict[str, Any] = {}
+        """Parameter name → value assumed by constant propagation (e.g. ``do_train=True``
+        while checking a training pipeline); set by the matcher for one question at a time."""
         self._instance: Optional[Dict[Func, List[Tuple[int, int]]]] = None
         self._name_sites: Optional[Dict[str, List[Tuple[int, int]]]] = None
         self._by_name: Dict[str, Dict[Func, List[Tuple[int, int, bool]]]] = {}
         self._resolving: Set[str] = set()
         self._sets: Dict[FrozenSet[Value], FrozenSet[Value]] = {}
-        """Parameter name → value assumed by constant propagation (e.g. ``do_train=True``
-        while checking a training pipeline); set by the matcher for one question at a time."""
 
     # ------------------------------------------------------------------ files and names
     def path(self, fi: int) -> str:

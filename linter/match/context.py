@@ -331,21 +331,23 @@ class MatchContext:
         on the depth keeps the answer independent of the order questions are asked in."""
         if depth > 8:
             return [], False
-        # Expressions are shared per file, so ids are stable; parameter values assumed by the
-        # current question change the answer.
+        tag = e[0]
+        if tag == "call":
+            # a project function's result also comes from the calls it returns
+            return [(fi, e[1])], True
+        if tag not in ("name", "attr", "ifexp"):
+            return [], False
+        # Only these come from the facts, which live as long as this context, so their ids are
+        # stable keys; parameter values assumed by the current question change the answer.
         key = (fi, scope, id(e), depth, repr(sorted(self.p.assume.items())) if self.p.assume else "")
         hit = self._origins.get(key)
         if hit is None:
-            calls, complete = self._origin_calls(fi, scope, e, depth)
+            calls, complete = self._origin_sources(fi, scope, e, depth)
             hit = self._origins[key] = (list(dict.fromkeys(calls)), complete)
         return list(hit[0]), hit[1]
 
-    def _origin_calls(self, fi: int, scope: int, e: Expr, depth: int) -> Tuple[List[Call], bool]:
+    def _origin_sources(self, fi: int, scope: int, e: Expr, depth: int) -> Tuple[List[Call], bool]:
         tag = e[0]
-        if tag == "call":
-            out = [(fi, e[1])]
-            # a project function's result also comes from the calls it returns
-            return out, True
         if tag in ("name", "attr"):
             srcs = self.p.defining_exprs(fi, scope, e)
             if not srcs:
@@ -360,11 +362,9 @@ class MatchContext:
                 acc += calls
                 complete = complete and ok
             return acc, complete
-        if tag == "ifexp":
-            a, ka = self.origin_calls(fi, scope, e[2], depth + 1)
-            b, kb = self.origin_calls(fi, scope, e[3], depth + 1)
-            return a + b, ka and kb
-        return [], False
+        a, ka = self.origin_calls(fi, scope, e[2], depth + 1)   # ifexp
+        b, kb = self.origin_calls(fi, scope, e[3], depth + 1)
+        return a + b, ka and kb
 
     def result_used_by(self, pattern: CallPattern, fi: int, cid: int) -> bool:
         """Whether a call matching ``pattern`` acts on an object derived from call ``cid``'s result."""
