@@ -1,4 +1,4 @@
-"""Command line: ``trainlint check|rules|explain|schema|validate-rules|test-rules|compare``.
+"""Command line: ``trainlint check|rules|explain|schema|validate-rules|test-rules|compare|audit``.
 
 No logic lives here: each subcommand parses its options and calls :mod:`linter.api`,
 :mod:`linter.testing` or a report module. Exit codes: 0 clean, 1 findings, 2 usage,
@@ -96,6 +96,9 @@ def _parser() -> argparse.ArgumentParser:
     from linter.compare.command import add_parser as add_compare_parser
 
     add_compare_parser(sub, argparse.RawDescriptionHelpFormatter)
+    from linter.audit.command import add_parser as add_audit_parser
+
+    add_audit_parser(sub, argparse.RawDescriptionHelpFormatter)
     return p
 
 
@@ -313,6 +316,12 @@ def cmd_test_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_ERROR if failed or not results else EXIT_CLEAN
 
 
+def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from linter.audit.command import run
+
+    return run(args, out, err)
+
+
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from linter.compare.command import run
 
@@ -330,7 +339,7 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err
         return EXIT_ERROR
     handler = {
         "check": cmd_check, "rules": cmd_rules, "explain": cmd_explain, "schema": cmd_schema,
-        "validate-rules": cmd_validate, "test-rules": cmd_test_rules, "compare": cmd_compare,
+        "validate-rules": cmd_validate, "test-rules": cmd_test_rules, "compare": cmd_compare, "audit": cmd_audit,
     }[args.command]
     try:
         return handler(args, out, err)

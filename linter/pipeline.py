@@ -96,6 +96,9 @@ class RunResult:
 
     notebooks: Dict[str, Notebook] = field(default_factory=dict)
     """Notebooks that have findings (for showing the cell's lines)."""
+    context: Optional[MatchContext] = field(default=None, repr=False)
+    """The project index and roles the rules ran on, when the caller asked to keep them
+    (``audit`` asks more questions of it); never cached."""
     _lines: Dict[Any, List[str]] = field(default_factory=dict, repr=False)
 
     def lines_for(self, f: Finding) -> Tuple[List[str], Span]:
@@ -325,7 +328,7 @@ def load_units(units: Sequence[Unit], options: Options) -> List[Diagnostic]:
 
 
 def run(units: List[Unit], packs: RulePacks, options: Options, read_context: bool = True,
-        probes: Optional[Probes] = None) -> RunResult:
+        probes: Optional[Probes] = None, keep_context: bool = False) -> RunResult:
     """Stages 2–7 over prepared units (paths already discovered)."""
     present, project, errors = link(units, packs, options, probes, read_context)
     roles = Roles(project, packs.roles)
@@ -354,7 +357,8 @@ def run(units: List[Unit], packs: RulePacks, options: Options, read_context: boo
                      context_files=sum(1 for u in units if not u.linted and u.facts is not None),
                      suppressed=suppressed,
                      sources={p: s for p, s in sources.items() if p in flagged and s is not None},
-                     notebooks={p: nb for p, nb in notebooks.items() if p in flagged})
+                     notebooks={p: nb for p, nb in notebooks.items() if p in flagged},
+                     context=mc if keep_context else None)
 
 
 def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional[Probes] = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 MATCH, MISMATCH, UNKNOWN, ONLY_REFERENCE, ONLY_NEW = "match", "mismatch", "unknown", "only-reference", "only-new"
 VERDICTS = (MISMATCH, ONLY_REFERENCE, ONLY_NEW, UNKNOWN, MATCH)
@@ -72,6 +72,9 @@ class Fact:
     write: Optional[Tuple[str, Dict[str, Any]]] = None
     """(canonical parameter, its mapping spec) in ``api``: lets the advice invert the normalisation."""
     order: int = 0
+    written: FrozenSet[str] = frozenset()
+    """Source arguments written at the call the value was read from (positional ones bound to
+    their names): tells a default from a choice (the migration inventory needs it)."""
 
     @property
     def location(self) -> str:

@@ -161,7 +161,8 @@ class Extractor:
         else:
             path, at, fw = site.path, line or site.call.line, site.framework
         self.profile.add(Fact(key, val, path, at, api or (site.entry.qual if site else ""), fw,
-                              (write[0], write[1]) if write and write[1] is not None else None))
+                              (write[0], write[1]) if write and write[1] is not None else None,
+                              written=frozenset(site.bound.args) if site is not None else frozenset()))
 
     def add_params(self, prefix: str, site: Site, skip: Iterable[str] = (),
                    extra: Optional[Dict[str, Any]] = None, only: Optional[Sequence[str]] = None) -> Dict[str, Val]:

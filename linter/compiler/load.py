@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 Path = Tuple[Any, ...]
-_SPECIAL = {"roles.yaml", "checklist.yaml"}
+_SPECIAL = {"roles.yaml", "checklist.yaml", "audit.yaml"}
 _DATA_DIRS = {"apis", "mappings"}
 """Directories of a pack that hold tables, not rules."""
 
