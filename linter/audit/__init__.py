@@ -127,7 +127,7 @@ class _Auditor:
             out |= self.mc.file_frameworks(fi)
         return sorted(out)
 
-    def facts(self, fp: FoundProject, notes: List[str]) -> Tuple[List[FactValue], object]:
+    def facts(self, fp: FoundProject, notes: List[str], findings: List[Finding]) -> Tuple[List[FactValue], object]:
         """The training profile of the project (compare's extractor), as facts."""
         from linter.compare.load import Side
         from linter.compare.mapping import MappingError, builtin_tables
@@ -142,7 +142,8 @@ class _Auditor:
             notes.append(f"facts not extracted: {exc}")
             return [], None
         entry = fp.entries[0] if fp.entries else fp.files[0]
-        side = Side(display_path(fp.folder, self.cwd), entry, self.p, self.mc.roles, list(fp.files), fp.folder, self.cwd)
+        side = Side(display_path(fp.folder, self.cwd), entry, self.p, self.mc.roles, list(fp.files), fp.folder, self.cwd,
+                    findings=findings)
         try:
             profile = extract_profile(side, tables, self.packs)
         except RecursionError:
@@ -161,7 +162,7 @@ class _Auditor:
         findings = [f for path in paths for f in self.by_path.get(path, ())]
         trains = self.trains(fp)
         notes: List[str] = []
-        facts, prof = self.facts(fp, notes)
+        facts, prof = self.facts(fp, notes, findings)
         for path in paths:
             for e in self.errors_by_path.get(path, ()):
                 if e.fatal and e.kind is not ErrorKind.SUPPRESSION:

@@ -1,7 +1,8 @@
 """Audit, stage 1: the projects inside the audited tree.
 
 A project is a folder holding entry scripts (``train.py``, ``eval.py``, ``infer.py``,
-``predict.py``, ``main.py``, ... — the pattern is in ``rules/audit.yaml``); entry scripts in a
+``predict.py``, ``main.py``, ... — the pattern is in ``rules/audit.yaml``; a module named so
+that other files import and that has no ``__main__`` guard is a library, not a script); entry scripts in a
 ``tools/`` or ``scripts/`` folder belong to the folder above. Its files are the entry scripts and
 everything they import from the tree, transitively (a model zoo's shared ``common/`` package is
 then part of every model that uses it). A tree without entry scripts by name falls back to the
@@ -61,10 +62,13 @@ def find_projects(p: Project, roles: Roles, spec: AuditSpec, linted: Set[int], r
     """Projects among the linted files (context files only join closures)."""
     by_folder: "OrderedDict[str, List[int]]" = OrderedDict()
     ordered = sorted(linted, key=lambda fi: p.abspaths[fi])
+    imported = roles.imported_files()
     for fi in ordered:
         base = os.path.basename(p.abspaths[fi])
         if not spec.entries.match(base) or (spec.not_entries is not None and spec.not_entries.match(base)):
             continue
+        if fi in imported and not p.files[fi].has_main_guard:
+            continue   # a library module named like a script (mindcv/utils/train_step.py)
         by_folder.setdefault(_project_folder(p.abspaths[fi], spec, root), []).append(fi)
     if not by_folder:
         for fi in roles.entries():

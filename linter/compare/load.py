@@ -17,7 +17,7 @@ from linter.discover import discover, display_path
 from linter.index.modules import project_root
 from linter.index.project import Project
 from linter.index.roles import Roles
-from linter.model import Diagnostic
+from linter.model import Diagnostic, Finding
 from linter.pipeline import Options, Unit, link
 
 # Entry scripts of a project folder, best first: what people name the script they run.
@@ -50,6 +50,9 @@ class Side:
     """Locations are shown relative to it."""
     errors: List[Diagnostic] = field(default_factory=list)
     """Files of the closure that could not be read (reported as warnings)."""
+    findings: Optional[List[Finding]] = None
+    """The rules' findings over these files when already computed (``audit``): the profile reads
+    the mp.03 verdicts from them instead of running those rules again."""
 
     def display(self, fi: int) -> str:
         """A file's path as the user should see it (relative to ``cwd`` when below it)."""

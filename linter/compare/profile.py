@@ -395,7 +395,9 @@ class Extractor:
         if not rules:
             return Val.unknown("mp.03 rules not loaded")
         for rule in rules:
-            for f in run_rule(rule, self.mc, self.side.files, "en"):
+            found = ([f for f in self.side.findings if f.rule == rule.id] if self.side.findings is not None
+                     else run_rule(rule, self.mc, self.side.files, "en"))
+            for f in found:
                 if f.path == self.p.files[site.fi].path and f.span.line == site.call.line:
                     return Val("scaled gradients (clip before unscale)", via=f"{rule.id} at {site.path}:{f.span.line}")
         return Val("unscaled gradients")
