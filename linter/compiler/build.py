@@ -161,6 +161,7 @@ class CallPred:
     callee_created_here: Optional[bool] = None
     function_calls: Optional[GlobSet] = None
     in_script_role: Tuple[str, ...] = ()
+    result_discarded: Optional[bool] = None
 
 
 @dataclass(frozen=True)
@@ -323,6 +324,7 @@ class _Builder:
                 callee_created_here=c.get("callee_created_here"),
                 function_calls=self.globs(c["function_calls"], p + ["function_calls"]) if "function_calls" in c else None,
                 in_script_role=tuple([c["in_script_role"]] if isinstance(c.get("in_script_role"), str) else c.get("in_script_role", ())),
+                result_discarded=c.get("result_discarded"),
             )
         self.arg_names.append(node["arg"])
         value = None

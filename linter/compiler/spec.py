@@ -109,6 +109,7 @@ _CALL_PRED = _obj(
         "callee_created_here": {"type": "boolean", "description": "The called object was created in the same function (e.g. a freshly built model in a shape check)."},
         "function_calls": _one_or_many(_GLOB, "The enclosing function itself calls something matching these names (e.g. `torch.nn.Module.load_state_dict`)."),
         "in_script_role": _one_or_many({"type": "string"}, "The call is in a script whose file name gives it one of these roles (rules/roles.yaml: `inference`, `evaluation`, `training`)."),
+        "result_discarded": {"type": "boolean", "description": "True: the call's result is thrown away — the call is a statement of its own, or its result is bound only to `_`-style names (e.g. the list of parameters `load_param_into_net` could not load)."},
     },
     desc="Tests on the call itself rather than on one argument.",
 )

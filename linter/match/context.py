@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import CallPattern, GlobSet
-from linter.facts.ir import child_blocks
+from linter.facts.ir import child_blocks, walk
 from linter.facts.model import ArgFact, CallFact, Expr, Stmt
 from linter.index.apis import NO_DEFAULT, Param as ApiParam, parse_version
 from linter.index.project import BoundArgs, Project, bind_args
@@ -78,6 +78,7 @@ class MatchContext:
         self._loops: Dict[Tuple[int, int], Dict[int, Tuple[Stmt, ...]]] = {}
         self._result_uses: Dict[int, Dict[int, Tuple[str, ...]]] = {}
         self._file_fw: Dict[int, FrozenSet[str]] = {}
+        self._discarded: Dict[Tuple[int, int], Set[int]] = {}
         self._used_by: Dict[Tuple[int, int, int], bool] = {}
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
         self.assume: Dict[str, Any] = {}
@@ -301,6 +302,29 @@ class MatchContext:
             self._result_uses[fi] = table
         return table.get(cid, ())
 
+    def result_discarded(self, fi: int, cid: int) -> bool:
+        """Whether call ``cid``'s result is thrown away: the call is an expression statement
+        (``load_param_into_net(net, params)``), or every name it is bound to is a throwaway
+        (``_ = f()``, ``_, _ = f()``). A result that is returned, passed on or kept in a
+        real variable counts as used — whether that variable is read is not asked."""
+        facts = self.p.files[fi]
+        call = facts.calls[cid]
+        key = (fi, call.scope)
+        table = self._discarded.get(key)
+        if table is None:
+            table = set()
+            for st in walk(facts.funcs[call.scope].body):
+                if st[0] == "expr" and st[2][0] == "call":
+                    table.add(st[2][1])
+                elif st[0] == "assign" and st[2]:
+                    targets = [facts.assigns[a] for a in st[2]]
+                    origin = {_call_of(a.value) for a in targets}
+                    if len(origin) == 1 and None not in origin and all(
+                            a.target[0] == "name" and set(a.target[1]) == {"_"} for a in targets):
+                        table.add(origin.pop())
+            self._discarded[key] = table
+        return cid in table
+
     def file_frameworks(self, fi: int) -> FrozenSet[str]:
         """Frameworks a file imports (directly or through the project modules it imports)."""
         hit = self._file_fw.get(fi)
@@ -391,6 +415,15 @@ class MatchContext:
                 break
         self._used_by[key] = found
         return found
+
+
+def _call_of(value: Expr) -> Optional[int]:
+    """The call id an assigned value comes from directly (``x = f()``, ``a, b = f()``)."""
+    if value[0] == "call":
+        return value[1]
+    if value[0] == "unpack" and value[1][0] == "call":
+        return value[1][1]
+    return None
 
 
 def _collect_loops(block: Sequence[Stmt], outer: Tuple[Stmt, ...], out: Dict[int, Tuple[Stmt, ...]]) -> None:

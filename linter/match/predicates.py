@@ -278,4 +278,6 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
             return False
     if pred.in_script_role and not set(pred.in_script_role) & mc.roles.name_roles(site.fi):
         return False
+    if pred.result_discarded is not None and mc.result_discarded(site.fi, site.cid) != pred.result_discarded:
+        return False
     return True

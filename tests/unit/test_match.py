@@ -126,3 +126,53 @@ def test_rules_of_frameworks_the_project_does_not_use_are_not_run(monkeypatch) -
     result = check_sources({"train.py": "import helpers\nlayer = helpers.nn.Dropout(0.1)\n",
                             "helpers.py": "from mindspore import nn\n"})
     assert set(ran) == {"mindspore"} and [f.rule for f in result.findings] == ["API101"]
+
+
+DISCARD_RULE = """\
+id: WI299
+name: result-discarded-probe
+checklist: wi.02
+framework: pytorch
+severity: warning
+title: {en: t, zh: 标题}
+message: {en: "`{callee}` result", zh: "`{callee}` 返回值"}
+docs: {what: {en: w, zh: 内容}, why: {en: w, zh: 原因}, fix: {en: f, zh: 修复}}
+match:
+  call:
+    name: ["?.load_state_dict"]
+    where: {call: {result_discarded: DISCARDED}}
+examples:
+  invalid: ["import torch\\nm.load_state_dict(sd)  # expect: WI299\\n"]
+  valid: ["import torch\\nr = m.load_state_dict(sd)\\n"]
+"""
+
+DISCARD_SRC = {"m.py": textwrap.dedent("""
+    import torch
+    def f(m, sd):
+        m.load_state_dict(sd)
+        _ = m.load_state_dict(sd)
+        _, __ = m.load_state_dict(sd)
+        r = m.load_state_dict(sd)
+        missing, _ = m.load_state_dict(sd)
+        print(m.load_state_dict(sd))
+        if True:
+            m.load_state_dict(sd)
+        return m.load_state_dict(sd)
+    m.load_state_dict({})
+""")}
+
+
+def test_result_discarded_is_a_bare_statement_or_throwaway_names(tmp_path) -> None:
+    """`result_discarded: true`: expression statements (any nesting, module level too) and
+    results bound only to `_`-names; a real variable, an argument or a return uses it."""
+    lines = {}
+    for flag in ("true", "false"):
+        d = tmp_path / flag
+        d.mkdir()
+        (d / "result-discarded-probe.yaml").write_text(DISCARD_RULE.replace("DISCARDED", flag), encoding="utf-8")
+        packs = load_packs([str(d)])
+        assert not packs.errors, packs.errors
+        res = check_sources(DISCARD_SRC, packs, Options(select=lambda r: r == "WI299"))
+        lines[flag] = sorted(f.span.line for f in res.findings)
+    assert lines["true"] == [4, 5, 6, 11, 13]
+    assert lines["false"] == [7, 8, 9, 12]
