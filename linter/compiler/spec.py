@@ -89,6 +89,7 @@ _ARG_PRED = _obj(
         "kind": _one_or_many({"enum": ["literal", "name", "attribute", "call", "expression", "starred"]}, "Syntactic kind of the argument."),
         "from_call": _one_or_many(_GLOB, "The argument's value comes (through local assignments) only from calls matching these qualified names."),
         "made_by": _one_or_many(_GLOB, "The argument's value is an object created or returned by a call matching these names."),
+        "owner_made_by": _one_or_many(_GLOB, "The argument is an attribute `X.attr` (e.g. `self.fc.weight`) and `X` was created by a call matching these names (e.g. `torch.nn.Linear`): tells a layer's weight from a norm's."),
         "is_generator": {"type": "boolean", "description": "The argument is a generator (a generator function, its result, or an instance of a class with __iter__/__next__ but no __getitem__)."},
         "is_subclass_instance": _one_or_many(_GLOB, "The argument is an instance of a project class deriving from these framework classes."),
     },
@@ -99,10 +100,16 @@ _ARG_PRED = _obj(
 _CALL_PRED = _obj(
     {
         "receiver_made_by": _one_or_many(_GLOB, "The receiver of a method call was created/returned by a call matching these names."),
+        "receiver_owner_made_by": _one_or_many(_GLOB, "The receiver of a method call is an attribute `X.attr` (`self.fc.weight.set_data(...)`) and `X` was created by a call matching these names."),
         "callee_made_by": _one_or_many(_GLOB, "The called object is the result of a call matching these names (e.g. a function made by `mindspore.ops.value_and_grad`)."),
         "in_function": {"type": "string", "format": "regex", "description": "Regex on the qualified name of the enclosing function."},
         "result_method": _one_or_many({"type": "string"}, "The call's result is immediately used as the receiver of a method with one of these names (e.g. `scaler.scale(loss).backward()`)."),
         "result_used_by": dict(_ref("call_pattern"), description="Some call matching this pattern, anywhere in the project, acts on an object derived from this call's result (e.g. a `.shuffle()` on any dataset derived from a source dataset, in a helper or a caller)."),
+        "attribute_used_by": _obj(
+            {"attr": {"type": "string", "minLength": 1, "description": "The attribute of the object this call creates (e.g. `weight`)."},
+             "by": dict(_ref("call_pattern"), description="A call matching this takes `<object>.<attr>` (or `<object>.<attr>.data`) as its receiver or first argument.")},
+            ["attr", "by"],
+            "Some call in the project acts on an attribute of the object this call creates, e.g. `nn.init.zeros_(self.fc.weight)` for the `nn.Linear` stored in `self.fc`."),
         "loop_contains": _one_or_many(_GLOB, "The innermost loop around the call also runs (directly) a call matching these names, e.g. `?.backward`."),
         "in_loop": {"type": "boolean", "description": "The call is (not) inside a for/while loop of its function."},
         "inside_with": dict(_ref("call_pattern"), description="The call is lexically inside a `with` block whose context manager matches (like `inside`, but usable under `any`/`not`)."),

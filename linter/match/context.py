@@ -78,6 +78,7 @@ class MatchContext:
         self._loops: Dict[Tuple[int, int], Dict[int, Tuple[Stmt, ...]]] = {}
         self._result_uses: Dict[int, Dict[int, Tuple[str, ...]]] = {}
         self._file_fw: Dict[int, FrozenSet[str]] = {}
+        self._attr_used_by: Dict[Tuple[int, str, int, int], bool] = {}
         self._discarded: Dict[Tuple[int, int], Set[int]] = {}
         self._used_by: Dict[Tuple[int, int, int], bool] = {}
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
@@ -390,6 +391,34 @@ class MatchContext:
         b, kb = self.origin_calls(fi, scope, e[3], depth + 1)
         return a + b, ka and kb
 
+    def attribute_used_by(self, attr: str, pattern: CallPattern, fi: int, cid: int) -> bool:
+        """Whether a call matching ``pattern`` takes ``<obj>.<attr>`` (``.data`` allowed) as its
+        receiver or first argument, ``obj`` being the object call ``cid`` creates."""
+        key = (id(pattern), attr, fi, cid)
+        hit = self._attr_used_by.get(key)
+        if hit is not None:
+            return hit
+        self._attr_used_by[key] = False
+        origin = (fi, cid)
+        found = False
+        for gfi, gcid in self.candidates(pattern, range(len(self.p.files))):
+            c = self.p.files[gfi].calls[gcid]
+            exprs: List[Expr] = [c.func[1]] if c.func[0] == "attr" else []
+            exprs += [a.value for a in c.args[:1] if a.keyword is None and not a.star]
+            for e in exprs:
+                e = _strip_data(e)
+                if e[0] != "attr" or e[2] != attr:
+                    continue
+                vals = self.p.expand_params(self.p.values(gfi, c.scope, e[1]))
+                if any(isinstance(v, Obj) and v.origin == origin for v in vals) \
+                        and self.match(pattern, gfi, gcid) is not None:
+                    found = True
+                    break
+            if found:
+                break
+        self._attr_used_by[key] = found
+        return found
+
     def result_used_by(self, pattern: CallPattern, fi: int, cid: int) -> bool:
         """Whether a call matching ``pattern`` acts on an object derived from call ``cid``'s result."""
         key = (id(pattern), fi, cid)
@@ -415,6 +444,13 @@ class MatchContext:
                 break
         self._used_by[key] = found
         return found
+
+
+def _strip_data(e: Expr) -> Expr:
+    """``w.data`` → ``w`` (torch code initializes through ``.data``)."""
+    while e[0] == "attr" and e[2] == "data":
+        e = e[1]
+    return e
 
 
 def _call_of(value: Expr) -> Optional[int]:
