@@ -145,6 +145,7 @@ class ArgPred:
     from_call: Optional[GlobSet] = None
     made_by: Optional[GlobSet] = None
     owner_made_by: Optional[GlobSet] = None
+    made_by_call: Optional["CallPattern"] = None
     is_generator: Optional[bool] = None
     is_subclass_instance: Optional[GlobSet] = None
 
@@ -361,6 +362,7 @@ class _Builder:
             from_call=self.globs(node["from_call"], path + ["from_call"]) if "from_call" in node else None,
             made_by=self.globs(node["made_by"], path + ["made_by"]) if "made_by" in node else None,
             owner_made_by=self.globs(node["owner_made_by"], path + ["owner_made_by"]) if "owner_made_by" in node else None,
+            made_by_call=self.call_pattern(node["made_by_call"], path + ["made_by_call"]) if "made_by_call" in node else None,
             is_generator=node.get("is_generator"),
             is_subclass_instance=self.globs(node["is_subclass_instance"], path + ["is_subclass_instance"]) if "is_subclass_instance" in node else None,
         )

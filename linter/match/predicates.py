@@ -205,6 +205,15 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
                 return False
         if pred.made_by is not None and not any(pred.made_by.any(n) for n in names):
             return False
+    if pred.made_by_call is not None:
+        if a is None:
+            return False
+        calls, _ = mc.origin_calls(site.fi, site.call.scope, a.value)
+        hit = next((c for c in calls if mc.match(pred.made_by_call, c[0], c[1]) is not None), None)
+        if hit is None:
+            return False
+        made = mc.p.files[hit[0]]
+        site.data.setdefault(f"{pred.arg}.made_at", f"{made.path}:{made.calls[hit[1]].line}")
     if pred.owner_made_by is not None:
         if a is None or not _owner_made_by(pred.owner_made_by, site, mc, a.value):
             return False
