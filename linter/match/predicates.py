@@ -213,6 +213,7 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         if hit is None:
             return False
         made = mc.p.files[hit[0]]
+        site.data.setdefault(pred.arg, a.text)
         site.data.setdefault(f"{pred.arg}.made_at", f"{made.path}:{made.calls[hit[1]].line}")
     if pred.owner_made_by is not None:
         if a is None or not _owner_made_by(pred.owner_made_by, site, mc, a.value):
