@@ -205,6 +205,7 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
                 return False
         if pred.made_by is not None and not any(pred.made_by.any(n) for n in names):
             return False
+        site.data.setdefault(pred.arg, a.text)
     if pred.made_by_call is not None:
         if a is None:
             return False
