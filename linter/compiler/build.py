@@ -144,7 +144,6 @@ class ArgPred:
     kinds: Tuple[str, ...] = ()
     from_call: Optional[GlobSet] = None
     made_by: Optional[GlobSet] = None
-    owner_made_by: Optional[GlobSet] = None
     made_by_call: Optional["CallPattern"] = None
     is_generator: Optional[bool] = None
     is_subclass_instance: Optional[GlobSet] = None
@@ -153,7 +152,6 @@ class ArgPred:
 @dataclass(frozen=True)
 class CallPred:
     receiver_made_by: Optional[GlobSet] = None
-    receiver_owner_made_by: Optional[GlobSet] = None
     callee_made_by: Optional[GlobSet] = None
     in_function: Optional[Regex] = None
     result_method: Tuple[str, ...] = ()
@@ -319,7 +317,6 @@ class _Builder:
             return CallPred(
                 receiver_made_by=self.globs(c["receiver_made_by"], p + ["receiver_made_by"]) if "receiver_made_by" in c else None,
                 callee_made_by=self.globs(c["callee_made_by"], p + ["callee_made_by"]) if "callee_made_by" in c else None,
-                receiver_owner_made_by=self.globs(c["receiver_owner_made_by"], p + ["receiver_owner_made_by"]) if "receiver_owner_made_by" in c else None,
                 in_function=self.regex(c["in_function"], p + ["in_function"]) if "in_function" in c else None,
                 result_method=tuple([c["result_method"]] if isinstance(c.get("result_method"), str) else c.get("result_method", ())),
                 result_used_by=self.call_pattern(c["result_used_by"], p + ["result_used_by"]) if "result_used_by" in c else None,
@@ -361,7 +358,6 @@ class _Builder:
             kinds=(kinds,) if isinstance(kinds, str) else tuple(kinds),
             from_call=self.globs(node["from_call"], path + ["from_call"]) if "from_call" in node else None,
             made_by=self.globs(node["made_by"], path + ["made_by"]) if "made_by" in node else None,
-            owner_made_by=self.globs(node["owner_made_by"], path + ["owner_made_by"]) if "owner_made_by" in node else None,
             made_by_call=self.call_pattern(node["made_by_call"], path + ["made_by_call"]) if "made_by_call" in node else None,
             is_generator=node.get("is_generator"),
             is_subclass_instance=self.globs(node["is_subclass_instance"], path + ["is_subclass_instance"]) if "is_subclass_instance" in node else None,

@@ -90,7 +90,6 @@ _ARG_PRED = _obj(
         "from_call": _one_or_many(_GLOB, "The argument's value comes (through local assignments) only from calls matching these qualified names."),
         "made_by": _one_or_many(_GLOB, "The argument's value is an object created or returned by a call matching these names."),
         "made_by_call": dict(_ref("call_pattern"), description="Like `made_by`, with a full call pattern: the argument's value was created by a call that matches it, `where` included (e.g. a loss built with its reduction left at the default)."),
-        "owner_made_by": _one_or_many(_GLOB, "The argument is an attribute `X.attr` (e.g. `self.fc.weight`) and `X` was created by a call matching these names (e.g. `torch.nn.Linear`): tells a layer's weight from a norm's."),
         "is_generator": {"type": "boolean", "description": "The argument is a generator (a generator function, its result, or an instance of a class with __iter__/__next__ but no __getitem__)."},
         "is_subclass_instance": _one_or_many(_GLOB, "The argument is an instance of a project class deriving from these framework classes."),
     },
@@ -101,7 +100,6 @@ _ARG_PRED = _obj(
 _CALL_PRED = _obj(
     {
         "receiver_made_by": _one_or_many(_GLOB, "The receiver of a method call was created/returned by a call matching these names."),
-        "receiver_owner_made_by": _one_or_many(_GLOB, "The receiver of a method call is an attribute `X.attr` (`self.fc.weight.set_data(...)`) and `X` was created by a call matching these names."),
         "callee_made_by": _one_or_many(_GLOB, "The called object is the result of a call matching these names (e.g. a function made by `mindspore.ops.value_and_grad`)."),
         "in_function": {"type": "string", "format": "regex", "description": "Regex on the qualified name of the enclosing function."},
         "result_method": _one_or_many({"type": "string"}, "The call's result is immediately used as the receiver of a method with one of these names (e.g. `scaler.scale(loss).backward()`)."),

@@ -216,9 +216,6 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         made = mc.p.files[hit[0]]
         site.data.setdefault(pred.arg, a.text)
         site.data.setdefault(f"{pred.arg}.made_at", f"{made.path}:{made.calls[hit[1]].line}")
-    if pred.owner_made_by is not None:
-        if a is None or not _owner_made_by(pred.owner_made_by, site, mc, a.value):
-            return False
     if pred.is_generator is not None:
         if a is None or _is_generator(site, mc, a) != pred.is_generator:
             return False
@@ -252,15 +249,6 @@ def _is_generator(site: CallSite, mc: MatchContext, a: ArgFact) -> bool:
     return False
 
 
-def _owner_made_by(globs: Any, site: CallSite, mc: MatchContext, e: Expr) -> bool:
-    """``e`` is ``X.attr`` and ``X`` comes from a call matching ``globs`` (the layer owning a
-    weight: ``self.fc.weight`` with ``self.fc = nn.Linear(...)``)."""
-    if e[0] != "attr":
-        return False
-    calls, _ = mc.origin_calls(site.fi, site.call.scope, e[1])
-    return any(globs.any(mc.p.call_names(cfi, ccid)) for cfi, ccid in calls)
-
-
 def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
     p = mc.p
     call = site.call
@@ -280,9 +268,6 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
             return False
         calls, _ = mc.origin_calls(site.fi, call.scope, call.func[1])
         if not any(pred.receiver_made_by.any(p.call_names(cfi, ccid)) for cfi, ccid in calls):
-            return False
-    if pred.receiver_owner_made_by is not None:
-        if call.func[0] != "attr" or not _owner_made_by(pred.receiver_owner_made_by, site, mc, call.func[1]):
             return False
     if pred.callee_made_by is not None:
         calls, _ = mc.origin_calls(site.fi, call.scope, call.func)
