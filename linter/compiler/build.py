@@ -144,6 +144,7 @@ class ArgPred:
     kinds: Tuple[str, ...] = ()
     from_call: Optional[GlobSet] = None
     made_by: Optional[GlobSet] = None
+    made_by_call: Optional["CallPattern"] = None
     is_generator: Optional[bool] = None
     is_subclass_instance: Optional[GlobSet] = None
 
@@ -155,12 +156,14 @@ class CallPred:
     in_function: Optional[Regex] = None
     result_method: Tuple[str, ...] = ()
     result_used_by: Optional["CallPattern"] = None
+    attribute_used_by: Optional[Tuple[str, "CallPattern"]] = None
     loop_contains: Optional[GlobSet] = None
     in_loop: Optional[bool] = None
     inside_with: Optional["CallPattern"] = None
     callee_created_here: Optional[bool] = None
     function_calls: Optional[GlobSet] = None
     in_script_role: Tuple[str, ...] = ()
+    result_discarded: Optional[bool] = None
 
 
 @dataclass(frozen=True)
@@ -317,12 +320,15 @@ class _Builder:
                 in_function=self.regex(c["in_function"], p + ["in_function"]) if "in_function" in c else None,
                 result_method=tuple([c["result_method"]] if isinstance(c.get("result_method"), str) else c.get("result_method", ())),
                 result_used_by=self.call_pattern(c["result_used_by"], p + ["result_used_by"]) if "result_used_by" in c else None,
+                attribute_used_by=(c["attribute_used_by"]["attr"], self.call_pattern(c["attribute_used_by"]["by"], p + ["attribute_used_by", "by"]))
+                if "attribute_used_by" in c else None,
                 loop_contains=self.globs(c["loop_contains"], p + ["loop_contains"]) if "loop_contains" in c else None,
                 in_loop=c.get("in_loop"),
                 inside_with=self.call_pattern(c["inside_with"], p + ["inside_with"]) if "inside_with" in c else None,
                 callee_created_here=c.get("callee_created_here"),
                 function_calls=self.globs(c["function_calls"], p + ["function_calls"]) if "function_calls" in c else None,
                 in_script_role=tuple([c["in_script_role"]] if isinstance(c.get("in_script_role"), str) else c.get("in_script_role", ())),
+                result_discarded=c.get("result_discarded"),
             )
         self.arg_names.append(node["arg"])
         value = None
@@ -352,6 +358,7 @@ class _Builder:
             kinds=(kinds,) if isinstance(kinds, str) else tuple(kinds),
             from_call=self.globs(node["from_call"], path + ["from_call"]) if "from_call" in node else None,
             made_by=self.globs(node["made_by"], path + ["made_by"]) if "made_by" in node else None,
+            made_by_call=self.call_pattern(node["made_by_call"], path + ["made_by_call"]) if "made_by_call" in node else None,
             is_generator=node.get("is_generator"),
             is_subclass_instance=self.globs(node["is_subclass_instance"], path + ["is_subclass_instance"]) if "is_subclass_instance" in node else None,
         )

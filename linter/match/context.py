@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import CallPattern, GlobSet
-from linter.facts.ir import child_blocks
+from linter.facts.ir import child_blocks, walk
 from linter.facts.model import ArgFact, CallFact, Expr, Stmt
 from linter.index.apis import NO_DEFAULT, Param as ApiParam, parse_version
 from linter.index.project import BoundArgs, Project, bind_args
@@ -78,6 +78,8 @@ class MatchContext:
         self._loops: Dict[Tuple[int, int], Dict[int, Tuple[Stmt, ...]]] = {}
         self._result_uses: Dict[int, Dict[int, Tuple[str, ...]]] = {}
         self._file_fw: Dict[int, FrozenSet[str]] = {}
+        self._attr_used_by: Dict[Tuple[int, str, int, int], bool] = {}
+        self._discarded: Dict[Tuple[int, int], Set[int]] = {}
         self._used_by: Dict[Tuple[int, int, int], bool] = {}
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
         self.assume: Dict[str, Any] = {}
@@ -301,6 +303,29 @@ class MatchContext:
             self._result_uses[fi] = table
         return table.get(cid, ())
 
+    def result_discarded(self, fi: int, cid: int) -> bool:
+        """Whether call ``cid``'s result is thrown away: the call is an expression statement
+        (``load_param_into_net(net, params)``), or every name it is bound to is a throwaway
+        (``_ = f()``, ``_, _ = f()``). A result that is returned, passed on or kept in a
+        real variable counts as used — whether that variable is read is not asked."""
+        facts = self.p.files[fi]
+        call = facts.calls[cid]
+        key = (fi, call.scope)
+        table = self._discarded.get(key)
+        if table is None:
+            table = set()
+            for st in walk(facts.funcs[call.scope].body):
+                if st[0] == "expr" and st[2][0] == "call":
+                    table.add(st[2][1])
+                elif st[0] == "assign" and st[2]:
+                    targets = [facts.assigns[a] for a in st[2]]
+                    origin = {_call_of(a.value) for a in targets}
+                    if len(origin) == 1 and None not in origin and all(
+                            a.target[0] == "name" and set(a.target[1]) == {"_"} for a in targets):
+                        table.add(origin.pop())
+            self._discarded[key] = table
+        return cid in table
+
     def file_frameworks(self, fi: int) -> FrozenSet[str]:
         """Frameworks a file imports (directly or through the project modules it imports)."""
         hit = self._file_fw.get(fi)
@@ -366,6 +391,34 @@ class MatchContext:
         b, kb = self.origin_calls(fi, scope, e[3], depth + 1)
         return a + b, ka and kb
 
+    def attribute_used_by(self, attr: str, pattern: CallPattern, fi: int, cid: int) -> bool:
+        """Whether a call matching ``pattern`` takes ``<obj>.<attr>`` (``.data`` allowed) as its
+        receiver or first argument, ``obj`` being the object call ``cid`` creates."""
+        key = (id(pattern), attr, fi, cid)
+        hit = self._attr_used_by.get(key)
+        if hit is not None:
+            return hit
+        self._attr_used_by[key] = False
+        origin = (fi, cid)
+        found = False
+        for gfi, gcid in self.candidates(pattern, range(len(self.p.files))):
+            c = self.p.files[gfi].calls[gcid]
+            exprs: List[Expr] = [c.func[1]] if c.func[0] == "attr" else []
+            exprs += [a.value for a in c.args[:1] if a.keyword is None and not a.star]
+            for e in exprs:
+                e = _strip_data(e)
+                if e[0] != "attr" or e[2] != attr:
+                    continue
+                vals = self.p.expand_params(self.p.values(gfi, c.scope, e[1]))
+                if any(isinstance(v, Obj) and v.origin == origin for v in vals) \
+                        and self.match(pattern, gfi, gcid) is not None:
+                    found = True
+                    break
+            if found:
+                break
+        self._attr_used_by[key] = found
+        return found
+
     def result_used_by(self, pattern: CallPattern, fi: int, cid: int) -> bool:
         """Whether a call matching ``pattern`` acts on an object derived from call ``cid``'s result."""
         key = (id(pattern), fi, cid)
@@ -391,6 +444,22 @@ class MatchContext:
                 break
         self._used_by[key] = found
         return found
+
+
+def _strip_data(e: Expr) -> Expr:
+    """``w.data`` → ``w`` (torch code initializes through ``.data``)."""
+    while e[0] == "attr" and e[2] == "data":
+        e = e[1]
+    return e
+
+
+def _call_of(value: Expr) -> Optional[int]:
+    """The call id an assigned value comes from directly (``x = f()``, ``a, b = f()``)."""
+    if value[0] == "call":
+        return value[1]
+    if value[0] == "unpack" and value[1][0] == "call":
+        return value[1][1]
+    return None
 
 
 def _collect_loops(block: Sequence[Stmt], outer: Tuple[Stmt, ...], out: Dict[int, Tuple[Stmt, ...]]) -> None:

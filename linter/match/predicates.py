@@ -205,6 +205,17 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
                 return False
         if pred.made_by is not None and not any(pred.made_by.any(n) for n in names):
             return False
+        site.data.setdefault(pred.arg, a.text)
+    if pred.made_by_call is not None:
+        if a is None:
+            return False
+        calls, _ = mc.origin_calls(site.fi, site.call.scope, a.value)
+        hit = next((c for c in calls if mc.match(pred.made_by_call, c[0], c[1]) is not None), None)
+        if hit is None:
+            return False
+        made = mc.p.files[hit[0]]
+        site.data.setdefault(pred.arg, a.text)
+        site.data.setdefault(f"{pred.arg}.made_at", f"{made.path}:{made.calls[hit[1]].line}")
     if pred.is_generator is not None:
         if a is None or _is_generator(site, mc, a) != pred.is_generator:
             return False
@@ -264,6 +275,9 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
             return False
     if pred.result_used_by is not None and not mc.result_used_by(pred.result_used_by, site.fi, site.cid):
         return False
+    if pred.attribute_used_by is not None and not mc.attribute_used_by(pred.attribute_used_by[0], pred.attribute_used_by[1],
+                                                                         site.fi, site.cid):
+        return False
     if pred.inside_with is not None and not mc.inside_with(pred.inside_with, site.fi, site.cid):
         return False
     if pred.callee_created_here is not None:
@@ -277,5 +291,7 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
                    for cid, c in enumerate(facts.calls)):
             return False
     if pred.in_script_role and not set(pred.in_script_role) & mc.roles.name_roles(site.fi):
+        return False
+    if pred.result_discarded is not None and mc.result_discarded(site.fi, site.cid) != pred.result_discarded:
         return False
     return True

@@ -126,3 +126,143 @@ def test_rules_of_frameworks_the_project_does_not_use_are_not_run(monkeypatch) -
     result = check_sources({"train.py": "import helpers\nlayer = helpers.nn.Dropout(0.1)\n",
                             "helpers.py": "from mindspore import nn\n"})
     assert set(ran) == {"mindspore"} and [f.rule for f in result.findings] == ["API101"]
+
+
+DISCARD_RULE = """\
+id: WI299
+name: result-discarded-probe
+checklist: wi.02
+framework: pytorch
+severity: warning
+title: {en: t, zh: 标题}
+message: {en: "`{callee}` result", zh: "`{callee}` 返回值"}
+docs: {what: {en: w, zh: 内容}, why: {en: w, zh: 原因}, fix: {en: f, zh: 修复}}
+match:
+  call:
+    name: ["?.load_state_dict"]
+    where: {call: {result_discarded: DISCARDED}}
+examples:
+  invalid: ["import torch\\nm.load_state_dict(sd)  # expect: WI299\\n"]
+  valid: ["import torch\\nr = m.load_state_dict(sd)\\n"]
+"""
+
+DISCARD_SRC = {"m.py": textwrap.dedent("""
+    import torch
+    def f(m, sd):
+        m.load_state_dict(sd)
+        _ = m.load_state_dict(sd)
+        _, __ = m.load_state_dict(sd)
+        r = m.load_state_dict(sd)
+        missing, _ = m.load_state_dict(sd)
+        print(m.load_state_dict(sd))
+        if True:
+            m.load_state_dict(sd)
+        return m.load_state_dict(sd)
+    m.load_state_dict({})
+""")}
+
+
+def test_result_discarded_is_a_bare_statement_or_throwaway_names(tmp_path) -> None:
+    """`result_discarded: true`: expression statements (any nesting, module level too) and
+    results bound only to `_`-names; a real variable, an argument or a return uses it."""
+    lines = {}
+    for flag in ("true", "false"):
+        d = tmp_path / flag
+        d.mkdir()
+        (d / "result-discarded-probe.yaml").write_text(DISCARD_RULE.replace("DISCARDED", flag), encoding="utf-8")
+        packs = load_packs([str(d)])
+        assert not packs.errors, packs.errors
+        res = check_sources(DISCARD_SRC, packs, Options(select=lambda r: r == "WI299"))
+        lines[flag] = sorted(f.span.line for f in res.findings)
+    assert lines["true"] == [4, 5, 6, 11, 13]
+    assert lines["false"] == [7, 8, 9, 12]
+
+
+ATTR_RULE = """\
+id: WI199
+name: attribute-used-by-probe
+checklist: wi.01
+framework: pytorch
+severity: warning
+title: {en: t, zh: 标题}
+message: {en: "`{callee}` weight zeroed", zh: "`{callee}` 权重置零"}
+docs: {what: {en: w, zh: 内容}, why: {en: w, zh: 原因}, fix: {en: f, zh: 修复}}
+match:
+  call:
+    name: [torch.nn.Linear]
+    where: {call: {attribute_used_by: {attr: weight, by: {name: [torch.nn.init.zeros_, "?.zero_"]}}}}
+examples:
+  invalid: ["import torch\\nfc = torch.nn.Linear(2, 2)  # expect: WI199\\ntorch.nn.init.zeros_(fc.weight)\\n"]
+  valid: ["import torch\\nfc = torch.nn.Linear(2, 2)\\n"]
+"""
+
+
+def test_attribute_used_by_follows_the_object_into_other_methods(tmp_path) -> None:
+    """`nn.init.zeros_(self.a.weight)` in another method, and `.weight.data.zero_()`, reach the
+    Linear stored in `self.a`/`self.c`; a bias, another layer's weight or another object do not."""
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "attribute-used-by-probe.yaml").write_text(ATTR_RULE, encoding="utf-8")
+    packs = load_packs([str(d)])
+    assert not packs.errors, packs.errors
+    src = {"m.py": textwrap.dedent("""
+        import torch.nn as nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(2, 2)
+                self.b = nn.Linear(2, 2)
+                self.c = nn.Linear(2, 2)
+                self.d = nn.Linear(2, 2)
+                self.c.weight.data.zero_()
+                nn.init.zeros_(self.b.bias)
+                self.init()
+            def init(self):
+                nn.init.zeros_(self.a.weight)
+                nn.init.normal_(self.d.weight)
+    """)}
+    res = check_sources(src, packs, Options(select=lambda r: r == "WI199"))
+    assert sorted(f.span.line for f in res.findings) == [6, 8]
+
+
+MADE_BY_CALL_RULE = """\
+id: API199
+name: made-by-call-probe
+checklist: api.01
+framework: mindspore
+severity: warning
+title: {en: t, zh: 标题}
+message: {en: "`{callee}` gets `{loss_fn}`[[ from {loss_fn.made_at}]]", zh: "`{callee}` 使用 `{loss_fn}`"}
+docs: {what: {en: w, zh: 内容}, why: {en: w, zh: 原因}, fix: {en: f, zh: 修复}}
+match:
+  call:
+    name: [mindspore.train.Model]
+    where:
+      arg: loss_fn
+      made_by_call: {name: [mindspore.nn.SmoothL1Loss], where: {arg: reduction, value: {eq: none}, quantifier: all}}
+examples:
+  invalid: ["from mindspore import nn, Model\\nModel(1, loss_fn=nn.SmoothL1Loss())  # expect: API199\\n"]
+  valid: ["from mindspore import nn, Model\\nModel(1, loss_fn=nn.SmoothL1Loss(reduction='mean'))\\n"]
+"""
+
+
+def test_made_by_call_applies_the_nested_where_and_records_the_origin(tmp_path) -> None:
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "made-by-call-probe.yaml").write_text(MADE_BY_CALL_RULE, encoding="utf-8")
+    packs = load_packs([str(d)])
+    assert not packs.errors, packs.errors
+    src = {"m.py": textwrap.dedent("""
+        from mindspore import nn
+        from mindspore.train import Model
+        def make_loss(mean):
+            return nn.SmoothL1Loss(reduction="mean") if mean else nn.SmoothL1Loss()
+        a = Model(1, loss_fn=nn.SmoothL1Loss(1.0, "none"))
+        b = Model(1, loss_fn=nn.SmoothL1Loss(reduction="mean"))
+        crit = nn.SmoothL1Loss()
+        c = Model(1, loss_fn=crit)
+        d = Model(1, loss_fn=nn.MSELoss())
+    """)}
+    res = check_sources(src, packs, Options(select=lambda r: r == "API199"))
+    assert sorted(f.span.line for f in res.findings) == [6, 9]
+    assert any("`crit` from m.py:8" in f.message for f in res.findings), [f.message for f in res.findings]

@@ -64,7 +64,7 @@ def train_net():
         net = resnet50(class_num=config.CLASS_NUM)
     if args_opt.pre_trained:
         param_dict = ms.load_checkpoint(args_opt.pre_trained)
-        ms.load_param_into_net(net, param_dict)
+        ms.load_param_into_net(net, param_dict)  # expect: WI201
 
     lr = Tensor(get_lr(config.LR_INIT, config.LR_END, config.LR_MAX, config.WARMUP_EPOCHS,
                        config.EPOCH_SIZE, step_size))

@@ -80,7 +80,7 @@ def main():
     train_ds, val_ds = create_datasets(args.data_dir, args.batch_size)
     model = FlowerNet(num_classes=5)
     if args.pretrained:
-        ms.load_param_into_net(model, ms.load_checkpoint(args.pretrained), strict_load=False)
+        ms.load_param_into_net(model, ms.load_checkpoint(args.pretrained), strict_load=False)  # expect: WI201
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
     optimizer = mint.optim.AdamW(model.trainable_params(), lr=args.lr, weight_decay=0.05)
 
