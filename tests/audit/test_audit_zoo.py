@@ -25,7 +25,7 @@ _EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9, ]+)")
 EXPECTED: Dict[str, Dict[str, str]] = {
     "models/ms_resnet": {"dp.01": "no-issue", "dp.03": "no-issue", "dp.05": "no-issue", "api.01": "found",
                          "api.02": "no-issue", "cg.04": "no-issue", "wi.02": "no-issue", "wi.03": "no-issue",
-                         "mp.02": "no-issue", "mp.03": "not-applicable", "mp.04": "not-applicable", "cg.05": "no-issue",
+                         "mp.02": "no-issue", "mp.03": "not-applicable", "mp.04": "not-applicable", "cg.05": "no-issue", "wi.01": "no-issue",
                          "hp.01": "manual", "hp.02": "manual", "hp.03": "manual", "ds.01": "manual"},
     "models/torch_vit": {"dp.03": "no-issue", "dp.05": "not-applicable", "mp.03": "found", "mp.02": "no-issue",
                          "wi.03": "no-issue", "api.02": "no-issue", "wi.02": "not-applicable", "cg.05": "not-applicable"},
