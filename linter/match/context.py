@@ -80,6 +80,7 @@ class MatchContext:
         self._file_fw: Dict[int, FrozenSet[str]] = {}
         self._used_by: Dict[Tuple[int, int, int], bool] = {}
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
+        self._pattern_sites: Dict[int, List[Call]] = {}
         self.assume: Dict[str, Any] = {}
 
     # ------------------------------------------------------------------ versions
@@ -171,6 +172,8 @@ class MatchContext:
                 ctx = self.roles.pipeline_context(fi, cid)
                 if pattern.pipeline not in ctx:
                     return None
+                if pattern.pipeline_exclusive and any(role != pattern.pipeline for role in ctx):
+                    return None  # also serves the other role (e.g. a helper shared by train and eval)
                 site.data["pipeline_reason"] = ctx[pattern.pipeline]
                 self.assume = self._assumptions(pattern.pipeline)
             if pattern.where is not None and not evaluate(pattern.where, site, self):
@@ -320,6 +323,35 @@ class MatchContext:
         result = frozenset(out)
         self._file_fw[fi] = result
         return result
+
+    # ------------------------------------------------------------------ entries
+    def entries_reaching(self, fi: int, cid: int) -> List[int]:
+        """Entry scripts whose code reaches call ``cid`` of file ``fi``: module code runs in the
+        entries that import its file (transitively), a function's in the entries that call it."""
+        from linter.match.absent import import_closure
+
+        scope = self.p.files[fi].calls[cid].scope
+        if scope:
+            return sorted(self.roles.reaching_entries(fi, scope))
+        return [e for e in self.roles.entries() if fi in import_closure(self, e)]
+
+    def entry_reaches(self, entry: int, pattern: CallPattern) -> Optional[Call]:
+        """The first call matching ``pattern`` (any file) that entry script ``entry`` reaches."""
+        from linter.match.absent import _reaches, import_closure
+
+        sites = self._pattern_sites.get(id(pattern))
+        if sites is None:
+            saved, self.assume = self.assume, {}   # the answer must not depend on the question asked
+            try:
+                sites = [(fi, cid) for fi, cid in self.candidates(pattern, range(len(self.p.files)))
+                         if self.match(pattern, fi, cid) is not None]
+            finally:
+                self.assume = saved
+            self._pattern_sites[id(pattern)] = sites
+        if not sites:
+            return None
+        closure = import_closure(self, entry)
+        return next(((fi, cid) for fi, cid in sites if _reaches(self, entry, closure, fi, cid)), None)
 
     # ------------------------------------------------------------------ provenance
     def origin_calls(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Tuple[List[Call], bool]:

@@ -278,4 +278,67 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
             return False
     if pred.in_script_role and not set(pred.in_script_role) & mc.roles.name_roles(site.fi):
         return False
+    if pred.guarded_by is not None and not _guarded_by(pred.guarded_by, site, mc):
+        return False
+    if pred.entry is not None and not _entry_test(pred.entry, site, mc):
+        return False
     return True
+
+
+def _guarded_by(rx: Any, site: CallSite, mc: MatchContext) -> bool:
+    """An enclosing ``if`` test of the call's function reads a matching name (either branch)."""
+    facts = mc.p.files[site.fi]
+    for test, _positive in mc.roles.guards(site.fi, site.call.scope).get(site.call.stmt, ()):
+        if any(rx.search(n) for n in _names_read(test, facts)):
+            return True
+    return False
+
+
+def _names_read(e: Any, facts: Any, depth: int = 0) -> List[str]:
+    """Names, attribute names and called names in an expression (``args.distributed`` gives
+    ``args`` and ``distributed``; ``is_distributed()`` gives ``is_distributed``)."""
+    out: List[str] = []
+    if not isinstance(e, tuple) or not e or depth > 50:
+        return out
+    tag = e[0]
+    if tag == "name":
+        return [e[1]]
+    if tag == "attr":
+        return _names_read(e[1], facts, depth + 1) + [e[2]]
+    if tag == "call":
+        call = facts.calls[e[1]]
+        out = _names_read(call.func, facts, depth + 1)
+        for a in call.args:
+            out += _names_read(a.value, facts, depth + 1)
+        return out
+    if tag in ("const", "lambda", "other"):
+        return out
+    for part in e[1:]:
+        if isinstance(part, tuple):
+            if part and isinstance(part[0], str):
+                out += _names_read(part, facts, depth + 1)
+            else:
+                for x in part:
+                    out += _names_read(x, facts, depth + 1)
+    return out
+
+
+def _entry_test(test: Any, site: CallSite, mc: MatchContext) -> bool:
+    """Records the entry (``{entry}``) and the call it reaches (``{related}``) for messages."""
+    p = mc.p
+    for e in mc.entries_reaching(site.fi, site.cid):
+        if test.role is not None and test.role not in mc.roles.entry_roles(e):
+            continue
+        hit = None
+        for pattern in test.reaches:
+            hit = mc.entry_reaches(e, pattern)
+            if hit is not None:
+                break
+        if test.reaches and hit is None:
+            continue
+        site.data.setdefault("entry", p.files[e].path)
+        if hit is not None:
+            call = p.files[hit[0]].calls[hit[1]]
+            site.data.setdefault("related", f"`{call.dotted or p.call_names(*hit)[0]}(...)` ({p.files[hit[0]].path}:{call.line})")
+        return True
+    return False

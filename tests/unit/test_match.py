@@ -126,3 +126,138 @@ def test_rules_of_frameworks_the_project_does_not_use_are_not_run(monkeypatch) -
     result = check_sources({"train.py": "import helpers\nlayer = helpers.nn.Dropout(0.1)\n",
                             "helpers.py": "from mindspore import nn\n"})
     assert set(ran) == {"mindspore"} and [f.rule for f in result.findings] == ["API101"]
+
+
+# --------------------------------------------------------------------------- call.entry / guarded_by / exclusive
+CALL_RULE = """\
+id: DP599
+name: {name}
+checklist: dp.05
+framework: pytorch
+severity: warning
+title: {{en: t, zh: 标题}}
+message: {{en: "`{{callee}}`[[ in {{entry}}]][[ after {{related}}]]", zh: "`{{callee}}`[[ 在 {{entry}}]][[ 之后 {{related}}]]"}}
+docs: {{what: {{en: w, zh: 内容}}, why: {{en: w, zh: 原因}}, fix: {{en: f, zh: 修复}}}}
+match:
+  call:
+{match}
+examples:
+  invalid: ["import torch\\nx = 1  # expect: DP599\\n"]
+  valid: ["import torch\\n"]
+"""
+
+
+def _call_pack(tmp_path, name: str, match: str):
+    d = tmp_path / name
+    d.mkdir()
+    (d / f"{name}.yaml").write_text(CALL_RULE.format(name=name, match=textwrap.indent(match, "    ")), encoding="utf-8")
+    packs = load_packs([str(d)])
+    assert not packs.errors, packs.errors
+    return packs
+
+
+ENTRY_SRC = {
+    "lib.py": textwrap.dedent("""
+        import torch
+        def build(ds):
+            return torch.utils.data.DataLoader(ds)
+    """),
+    "train_ddp.py": textwrap.dedent("""
+        import torch
+        from lib import build
+        def setup():
+            torch.distributed.init_process_group("nccl")
+        if __name__ == "__main__":
+            setup()
+            loader = build([1, 2])
+            for x in loader:
+                x.backward()
+    """),
+    "train_plain.py": textwrap.dedent("""
+        import torch
+        if __name__ == "__main__":
+            loader = torch.utils.data.DataLoader([1])
+            for x in loader:
+                x.backward()
+    """),
+    "unused.py": "import torch\nLOADER = torch.utils.data.DataLoader([1])\n",
+}
+
+
+def test_entry_reaches_follows_helpers_and_records_the_call(tmp_path) -> None:
+    packs = _call_pack(tmp_path, "loader-in-ddp", textwrap.dedent("""\
+        name: [torch.utils.data.DataLoader]
+        where:
+          call:
+            entry:
+              role: training
+              reaches: [{name: [torch.distributed.init_process_group]}]
+    """))
+    res = check_sources(ENTRY_SRC, packs, Options(select=lambda r: r == "DP599"))
+    assert [(f.path, f.span.line) for f in res.findings] == [("lib.py", 4)]
+    assert "train_ddp.py" in res.findings[0].message and "train_ddp.py:5" in res.findings[0].message
+
+
+def test_not_entry_reaches_needs_a_reaching_entry(tmp_path) -> None:
+    """`not entry{reaches}` alone would also hold for code no entry runs; with `entry{role}` it does not."""
+    packs = _call_pack(tmp_path, "loader-without-ddp", textwrap.dedent("""\
+        name: [torch.utils.data.DataLoader]
+        where:
+          all:
+            - call: {entry: {role: training}}
+            - not: {call: {entry: {role: training, reaches: [{name: [torch.distributed.init_process_group]}]}}}
+    """))
+    res = check_sources(ENTRY_SRC, packs, Options(select=lambda r: r == "DP599"))
+    assert [(f.path, f.span.line) for f in res.findings] == [("train_plain.py", 4)]
+
+
+def test_guarded_by_reads_names_attributes_and_calls(tmp_path) -> None:
+    packs = _call_pack(tmp_path, "loader-guarded", textwrap.dedent("""\
+        name: [torch.utils.data.DataLoader]
+        where: {call: {guarded_by: '(?i)distributed|world_size'}}
+    """))
+    src = {"m.py": textwrap.dedent("""
+        import torch
+        def build(ds, args, world_size):
+            if args.distributed:
+                a = torch.utils.data.DataLoader(ds)
+            else:
+                b = torch.utils.data.DataLoader(ds)
+            if world_size > 1 and ds:
+                c = torch.utils.data.DataLoader(ds)
+            if torch.distributed.is_initialized():
+                d = torch.utils.data.DataLoader(ds)
+            if ds:
+                e = torch.utils.data.DataLoader(ds)
+            f = torch.utils.data.DataLoader(ds)
+    """)}
+    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    assert [f.span.line for f in res.findings] == [5, 7, 9, 11]
+
+
+def test_exclusive_pipeline_context(tmp_path) -> None:
+    packs = _call_pack(tmp_path, "eval-only", textwrap.dedent("""\
+        name: [torch.utils.data.DataLoader]
+        context: {pipeline: evaluation, exclusive: true}
+    """))
+    src = {"m.py": textwrap.dedent("""
+        import torch
+        def shared(ds):
+            return torch.utils.data.DataLoader(ds)
+        def make_eval(ds):
+            return torch.utils.data.DataLoader(ds)
+        train_loader = shared([1])
+        val_loader = shared([2])
+        test_loader = make_eval([3])
+    """)}
+    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    assert [f.span.line for f in res.findings] == [6]
+
+
+def test_exclusive_needs_a_pipeline(tmp_path) -> None:
+    d = tmp_path / "bad-exclusive"
+    d.mkdir()
+    (d / "bad-exclusive.yaml").write_text(CALL_RULE.format(name="bad-exclusive", match="    name: [x.y]\n    context: {exclusive: true}\n"),
+                                          encoding="utf-8")
+    packs = load_packs([str(d)])
+    assert packs.errors and "needs `pipeline`" in str(packs.errors[0])
