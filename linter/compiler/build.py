@@ -163,6 +163,7 @@ class CallPred:
     in_script_role: Tuple[str, ...] = ()
     guarded_by: Optional[Regex] = None
     entry: Optional["EntryTest"] = None
+    named: Optional[GlobSet] = None
 
 
 @dataclass(frozen=True)
@@ -334,6 +335,7 @@ class _Builder:
                 function_calls=self.globs(c["function_calls"], p + ["function_calls"]) if "function_calls" in c else None,
                 in_script_role=tuple([c["in_script_role"]] if isinstance(c.get("in_script_role"), str) else c.get("in_script_role", ())),
                 guarded_by=self.regex(c["guarded_by"], p + ["guarded_by"]) if "guarded_by" in c else None,
+                named=self.globs(c["named"], p + ["named"]) if "named" in c else None,
                 entry=EntryTest(
                     role=c["entry"].get("role"),
                     reaches=tuple(self.call_pattern(x, p + ["entry", "reaches", i])

@@ -109,6 +109,7 @@ _CALL_PRED = _obj(
         "callee_created_here": {"type": "boolean", "description": "The called object was created in the same function (e.g. a freshly built model in a shape check)."},
         "function_calls": _one_or_many(_GLOB, "The enclosing function itself calls something matching these names (e.g. `torch.nn.Module.load_state_dict`)."),
         "in_script_role": _one_or_many({"type": "string"}, "The call is in a script whose file name gives it one of these roles (rules/roles.yaml: `inference`, `evaluation`, `training`)."),
+        "named": _one_or_many(_GLOB, "The call itself answers to one of these names: branches of an `any` that apply to some of the pattern's names only."),
         "guarded_by": {"type": "string", "format": "regex", "description": "The call is inside an `if` branch of its function whose test reads a name, an attribute or a call whose (last) name matches this regex, e.g. `if rank_size == 1:` / `if args.distributed:` (either branch)."},
         "entry": _obj(
             {

@@ -81,6 +81,7 @@ class MatchContext:
         self._used_by: Dict[Tuple[int, int, int], bool] = {}
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
         self._pattern_sites: Dict[int, List[Call]] = {}
+        self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = {}
         self.assume: Dict[str, Any] = {}
 
     # ------------------------------------------------------------------ versions
@@ -113,6 +114,10 @@ class MatchContext:
             keys: Set[str] = set()
             if pattern.names is not None:
                 keys.update(pattern.names.keys_in(facts.callee_index))
+                renamed = self._renamed_imports(fi)
+                if renamed:   # `from torch.nn.parallel import DistributedDataParallel as DDP`: called as `DDP(...)`
+                    keys.update(alias for name in pattern.names.keys_in(renamed) for alias in renamed[name]
+                                if alias in facts.callee_index)
             if pattern.creates is not None:
                 keys.update(pattern.creates.keys_in(facts.callee_index))
                 keys.update(k for k in self._subclass_keys(pattern.creates).get(fi, ()) if k in facts.callee_index)
@@ -123,6 +128,18 @@ class MatchContext:
                 ids.update(facts.callee_index[k])
             for cid in sorted(ids):
                 yield fi, cid
+
+    def _renamed_imports(self, fi: int) -> Dict[str, Tuple[str, ...]]:
+        """Imported name → the local names it is bound to under ``as`` (callee-index keys are
+        the names as written)."""
+        hit = self._renamed.get(fi)
+        if hit is None:
+            tmp: Dict[str, List[str]] = {}
+            for imp in self.p.files[fi].imports:
+                if imp.asname and imp.name and imp.name != "*" and imp.asname != imp.name:
+                    tmp.setdefault(imp.name, []).append(imp.asname)
+            hit = self._renamed[fi] = {k: tuple(v) for k, v in tmp.items()}
+        return hit
 
     def _subclass_keys(self, globs: GlobSet) -> Dict[int, Set[str]]:
         """Names of project classes deriving from ``globs`` (by defining file)."""

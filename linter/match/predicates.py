@@ -9,6 +9,7 @@ import math
 from typing import Any, List, Optional, Tuple
 
 from linter.compiler.build import ArgPred, BoolPred, CallPred, ValueTest
+from linter.facts.ir import child_blocks, last_sid
 from linter.facts.model import ArgFact, Expr
 from linter.index.apis import NO_DEFAULT, Expression
 from linter.index.values import Cls, Func, Obj, Valued
@@ -241,6 +242,8 @@ def _is_generator(site: CallSite, mc: MatchContext, a: ArgFact) -> bool:
 def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
     p = mc.p
     call = site.call
+    if pred.named is not None and not pred.named.any(site.names):
+        return False
     if pred.in_function is not None:
         qual = p.files[site.fi].funcs[call.scope].qualname
         if not pred.in_function.search(qual):
@@ -286,10 +289,26 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
 
 
 def _guarded_by(rx: Any, site: CallSite, mc: MatchContext) -> bool:
-    """An enclosing ``if`` test of the call's function reads a matching name (either branch)."""
+    """An enclosing ``if`` test of the call's function reads a matching name (either branch),
+    or an earlier ``if`` with such a test leaves the function (``if args.distributed: return
+    ...``), which makes the rest its implicit ``else``."""
     facts = mc.p.files[site.fi]
     for test, _positive in mc.roles.guards(site.fi, site.call.scope).get(site.call.stmt, ()):
         if any(rx.search(n) for n in _names_read(test, facts)):
+            return True
+    return _after_exiting_if(rx, facts.funcs[site.call.scope].body, site.call.stmt, facts)
+
+
+def _after_exiting_if(rx: Any, block: Any, sid: int, facts: Any) -> bool:
+    for st in block:
+        if st[1] == sid or (st[1] < sid <= last_sid(st)):
+            if st[1] != sid:
+                for b in child_blocks(st):
+                    if b and b[0][1] <= sid <= last_sid(b[-1]):
+                        return _after_exiting_if(rx, b, sid, facts)
+            return False
+        if st[0] == "if" and st[3] and st[3][-1][0] in ("return", "raise") \
+                and any(rx.search(n) for n in _names_read(st[2], facts)):
             return True
     return False
 

@@ -230,9 +230,17 @@ def test_guarded_by_reads_names_attributes_and_calls(tmp_path) -> None:
             if ds:
                 e = torch.utils.data.DataLoader(ds)
             f = torch.utils.data.DataLoader(ds)
+        def early_return(ds, args):
+            if args.distributed:
+                return None
+            return torch.utils.data.DataLoader(ds)
+        def no_exit(ds, args):
+            if args.distributed:
+                print(ds)
+            return torch.utils.data.DataLoader(ds)
     """)}
     res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
-    assert [f.span.line for f in res.findings] == [5, 7, 9, 11]
+    assert [f.span.line for f in res.findings] == [5, 7, 9, 11, 18]
 
 
 def test_exclusive_pipeline_context(tmp_path) -> None:
@@ -261,3 +269,15 @@ def test_exclusive_needs_a_pipeline(tmp_path) -> None:
                                           encoding="utf-8")
     packs = load_packs([str(d)])
     assert packs.errors and "needs `pipeline`" in str(packs.errors[0])
+
+
+def test_names_imported_under_another_name_are_candidates(tmp_path) -> None:
+    packs = _call_pack(tmp_path, "ddp-call", "name: [torch.nn.parallel.DistributedDataParallel]\n")
+    src = {"m.py": textwrap.dedent("""
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        model = DDP(torch.nn.Linear(2, 2))
+        other = torch.nn.parallel.DistributedDataParallel(model)
+    """)}
+    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    assert [f.span.line for f in res.findings] == [4, 5]
