@@ -82,6 +82,7 @@ class MatchContext:
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
         self._pattern_sites: Dict[int, List[Call]] = {}
         self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = {}
+        self._instantiated: Dict[Cls, Set[int]] = {}
         self.assume: Dict[str, Any] = {}
 
     # ------------------------------------------------------------------ versions
@@ -348,9 +349,36 @@ class MatchContext:
         from linter.match.absent import import_closure
 
         scope = self.p.files[fi].calls[cid].scope
-        if scope:
-            return sorted(self.roles.reaching_entries(fi, scope))
-        return [e for e in self.roles.entries() if fi in import_closure(self, e)]
+        if not scope:
+            return [e for e in self.roles.entries() if fi in import_closure(self, e)]
+        out = set(self.roles.reaching_entries(fi, scope))
+        f = self.p.files[fi].funcs[scope]
+        if not out and f.kind == "method" and f.cls >= 0:
+            # `construct`/`forward` run when the instance is called: count the entries that build it
+            out = set(self._instantiating_entries(Cls(fi, f.cls)))
+        return sorted(out)
+
+    def _instantiating_entries(self, c: Cls) -> Set[int]:
+        """Entry scripts that reach a construction of project class ``c`` or of a subclass."""
+        hit = self._instantiated.get(c)
+        if hit is not None:
+            return hit
+        self._instantiated[c] = set()
+        p = self.p
+        out: Set[int] = set()
+        classes = [c] + [Cls(gfi, ci) for gfi, facts in enumerate(p.files) for ci in range(len(facts.classes))
+                         if Cls(gfi, ci) != c and c in p.project_mro(Cls(gfi, ci))]
+        for k in classes:
+            name = p.files[k.file].classes[k.index].name
+            for gfi, gcid in p.name_sites(name):
+                if k in p.callee_values(gfi, gcid):
+                    gscope = p.files[gfi].calls[gcid].scope
+                    if gscope:
+                        out |= self.roles.reaching_entries(gfi, gscope)
+                    else:
+                        out |= {e for e in self.roles.entries() if gfi in _closure_of(self, e)}
+        self._instantiated[c] = out
+        return out
 
     def entry_reaches(self, entry: int, pattern: CallPattern) -> Optional[Call]:
         """The first call matching ``pattern`` (any file) that entry script ``entry`` reaches."""
@@ -440,6 +468,12 @@ class MatchContext:
                 break
         self._used_by[key] = found
         return found
+
+
+def _closure_of(mc: "MatchContext", entry: int) -> Set[int]:
+    from linter.match.absent import import_closure
+
+    return import_closure(mc, entry)
 
 
 def _collect_loops(block: Sequence[Stmt], outer: Tuple[Stmt, ...], out: Dict[int, Tuple[Stmt, ...]]) -> None:

@@ -281,3 +281,33 @@ def test_names_imported_under_another_name_are_candidates(tmp_path) -> None:
     """)}
     res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
     assert [f.span.line for f in res.findings] == [4, 5]
+
+
+def test_entry_of_a_method_is_the_entry_that_builds_its_instance(tmp_path) -> None:
+    """`forward` runs when the module is called: the entries that construct it (or a subclass) reach it."""
+    packs = _call_pack(tmp_path, "relu-in-trained-forward", textwrap.dedent("""\
+        name: [torch.relu]
+        where: {call: {entry: {role: training}}}
+    """))
+    src = {
+        "net.py": textwrap.dedent("""
+            import torch
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return torch.relu(x)
+            class Unused(torch.nn.Module):
+                def forward(self, x):
+                    return torch.relu(x)
+            class Child(Net):
+                pass
+        """),
+        "train.py": textwrap.dedent("""
+            import torch
+            from net import Child
+            if __name__ == "__main__":
+                model = Child()
+                model(torch.ones(1)).sum().backward()
+        """),
+    }
+    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    assert [(f.path, f.span.line) for f in res.findings] == [("net.py", 5)]
