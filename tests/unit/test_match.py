@@ -311,3 +311,21 @@ def test_entry_of_a_method_is_the_entry_that_builds_its_instance(tmp_path) -> No
     }
     res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
     assert [(f.path, f.span.line) for f in res.findings] == [("net.py", 5)]
+
+
+def test_code_after_an_if_that_returns_is_its_else_branch(tmp_path) -> None:
+    """`if is_train: return ...` — the rest of the function is the evaluation branch."""
+    packs = _call_pack(tmp_path, "eval-loader", "name: [torch.utils.data.DataLoader]\ncontext: {pipeline: evaluation}\n")
+    src = {"m.py": textwrap.dedent("""
+        import torch
+        def build(ds, is_train):
+            if is_train:
+                return torch.utils.data.DataLoader(ds, shuffle=True)
+            return torch.utils.data.DataLoader(ds)
+        def build2(ds, is_train):
+            if is_train:
+                print(ds)
+            return torch.utils.data.DataLoader(ds)
+    """)}
+    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    assert [f.span.line for f in res.findings] == [6]
