@@ -164,6 +164,16 @@ class CallPred:
     function_calls: Optional[GlobSet] = None
     in_script_role: Tuple[str, ...] = ()
     result_discarded: Optional[bool] = None
+    guarded_by: Optional[Regex] = None
+    entry: Optional["EntryTest"] = None
+    named: Optional[GlobSet] = None
+
+
+@dataclass(frozen=True)
+class EntryTest:
+    """Some entry script reaching the call has ``role`` and reaches one of ``reaches``."""
+    role: Optional[str] = None
+    reaches: Tuple["CallPattern", ...] = ()
 
 
 @dataclass(frozen=True)
@@ -179,6 +189,7 @@ class CallPattern:
     creates: Optional[GlobSet] = None
     where: Any = None
     pipeline: Optional[str] = None
+    pipeline_exclusive: bool = False
     inside_with: Optional["CallPattern"] = None
     not_inside_with: Optional["CallPattern"] = None
 
@@ -329,6 +340,13 @@ class _Builder:
                 function_calls=self.globs(c["function_calls"], p + ["function_calls"]) if "function_calls" in c else None,
                 in_script_role=tuple([c["in_script_role"]] if isinstance(c.get("in_script_role"), str) else c.get("in_script_role", ())),
                 result_discarded=c.get("result_discarded"),
+                guarded_by=self.regex(c["guarded_by"], p + ["guarded_by"]) if "guarded_by" in c else None,
+                named=self.globs(c["named"], p + ["named"]) if "named" in c else None,
+                entry=EntryTest(
+                    role=c["entry"].get("role"),
+                    reaches=tuple(self.call_pattern(x, p + ["entry", "reaches", i])
+                                  for i, x in enumerate(c["entry"].get("reaches", ()))),
+                ) if "entry" in c else None,
             )
         self.arg_names.append(node["arg"])
         value = None
@@ -364,12 +382,16 @@ class _Builder:
         )
 
     def call_pattern(self, node: Dict[str, Any], path: List[Any]) -> CallPattern:
+        ctx = node.get("context") or {}
+        if ctx.get("exclusive") and "pipeline" not in ctx:
+            raise self.fail(path + ["context", "exclusive"], "`exclusive` needs `pipeline`")
         return CallPattern(
             names=self.globs(node["name"], path + ["name"]) if "name" in node else None,
             not_names=self.globs(node["not_name"], path + ["not_name"]) if "not_name" in node else None,
             creates=self.globs(node["creates"], path + ["creates"]) if "creates" in node else None,
             where=self.pred(node["where"], path + ["where"]) if "where" in node else None,
             pipeline=(node.get("context") or {}).get("pipeline"),
+            pipeline_exclusive=bool((node.get("context") or {}).get("exclusive", False)),
             inside_with=self.call_pattern(node["inside"]["with"], path + ["inside", "with"]) if "inside" in node else None,
             not_inside_with=self.call_pattern(node["not_inside"]["with"], path + ["not_inside", "with"]) if "not_inside" in node else None,
         )

@@ -116,6 +116,18 @@ _CALL_PRED = _obj(
         "function_calls": _one_or_many(_GLOB, "The enclosing function itself calls something matching these names (e.g. `torch.nn.Module.load_state_dict`)."),
         "in_script_role": _one_or_many({"type": "string"}, "The call is in a script whose file name gives it one of these roles (rules/roles.yaml: `inference`, `evaluation`, `training`)."),
         "result_discarded": {"type": "boolean", "description": "True: the call's result is thrown away — the call is a statement of its own, or its result is bound only to `_`-style names (e.g. the list of parameters `load_param_into_net` could not load)."},
+        "named": _one_or_many(_GLOB, "The call itself answers to one of these names: branches of an `any` that apply to some of the pattern's names only."),
+        "guarded_by": {"type": "string", "format": "regex", "description": "The call is inside an `if` branch of its function whose test reads a name, an attribute or a call whose (last) name matches this regex, e.g. `if rank_size == 1:` / `if args.distributed:` (either branch)."},
+        "entry": _obj(
+            {
+                "role": {"type": "string", "description": "Only entry scripts with this role (rules/roles.yaml, e.g. `training`)."},
+                "reaches": {"type": "array", "items": _ref("call_pattern"), "minItems": 1,
+                            "description": "The entry script also reaches (in its module code, helpers in any file, or imported modules) a call matching one of these."},
+            },
+            desc="Some entry script that reaches this call (through its module code, the functions it calls in any file, "
+                 "or the modules it imports) has `role` and also reaches a call matching `reaches`. Under `not`: no such "
+                 "entry does — combine with `entry: {role: ...}` so that calls no entry reaches stay silent.",
+        ),
     },
     desc="Tests on the call itself rather than on one argument.",
 )
@@ -138,7 +150,8 @@ _CALL_PATTERN = _obj(
         "creates": _one_or_many(_GLOB, "The call constructs an instance of a class deriving from these (project classes included)."),
         "where": _ref("predicate"),
         "context": _obj(
-            {"pipeline": {"enum": ["training", "evaluation"], "description": "The call builds a pipeline used for training / evaluation (function and variable names, train flags, the entry scripts that reach it)."}},
+            {"pipeline": {"enum": ["training", "evaluation"], "description": "The call builds a pipeline used for training / evaluation (function and variable names, train flags, the entry scripts that reach it)."},
+             "exclusive": {"type": "boolean", "description": "With `pipeline`: the call serves only that role (a helper shared by training and evaluation without a flag telling them apart does not count)."}},
             desc="Where the call is used.",
         ),
         "inside": _obj({"with": _ref("call_pattern")}, ["with"], "The call is lexically inside a `with` block whose context manager matches."),

@@ -453,6 +453,9 @@ def _collect_guards(block: Sequence[Stmt], guards: Tuple[Tuple[Expr, bool], ...]
         if st[0] == "if":
             _collect_guards(st[3], guards + ((st[2], True),), out)
             _collect_guards(st[4], guards + ((st[2], False),), out)
+            if st[3] and st[3][-1][0] in ("return", "raise") and not st[4]:
+                # `if is_train: return ...` — what follows is the implicit else
+                guards = guards + ((st[2], False),)
         else:
             for b in child_blocks(st):
                 _collect_guards(b, guards, out)

@@ -82,6 +82,9 @@ class MatchContext:
         self._discarded: Dict[Tuple[int, int], Set[int]] = {}
         self._used_by: Dict[Tuple[int, int, int], bool] = {}
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
+        self._pattern_sites: Dict[int, List[Call]] = {}
+        self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = {}
+        self._instantiated: Dict[Cls, Set[int]] = {}
         self.assume: Dict[str, Any] = {}
 
     # ------------------------------------------------------------------ versions
@@ -114,6 +117,10 @@ class MatchContext:
             keys: Set[str] = set()
             if pattern.names is not None:
                 keys.update(pattern.names.keys_in(facts.callee_index))
+                renamed = self._renamed_imports(fi)
+                if renamed:   # `from torch.nn.parallel import DistributedDataParallel as DDP`: called as `DDP(...)`
+                    keys.update(alias for name in pattern.names.keys_in(renamed) for alias in renamed[name]
+                                if alias in facts.callee_index)
             if pattern.creates is not None:
                 keys.update(pattern.creates.keys_in(facts.callee_index))
                 keys.update(k for k in self._subclass_keys(pattern.creates).get(fi, ()) if k in facts.callee_index)
@@ -124,6 +131,18 @@ class MatchContext:
                 ids.update(facts.callee_index[k])
             for cid in sorted(ids):
                 yield fi, cid
+
+    def _renamed_imports(self, fi: int) -> Dict[str, Tuple[str, ...]]:
+        """Imported name → the local names it is bound to under ``as`` (callee-index keys are
+        the names as written)."""
+        hit = self._renamed.get(fi)
+        if hit is None:
+            tmp: Dict[str, List[str]] = {}
+            for imp in self.p.files[fi].imports:
+                if imp.asname and imp.name and imp.name != "*" and imp.asname != imp.name:
+                    tmp.setdefault(imp.name, []).append(imp.asname)
+            hit = self._renamed[fi] = {k: tuple(v) for k, v in tmp.items()}
+        return hit
 
     def _subclass_keys(self, globs: GlobSet) -> Dict[int, Set[str]]:
         """Names of project classes deriving from ``globs`` (by defining file)."""
@@ -173,6 +192,8 @@ class MatchContext:
                 ctx = self.roles.pipeline_context(fi, cid)
                 if pattern.pipeline not in ctx:
                     return None
+                if pattern.pipeline_exclusive and any(role != pattern.pipeline for role in ctx):
+                    return None  # also serves the other role (e.g. a helper shared by train and eval)
                 site.data["pipeline_reason"] = ctx[pattern.pipeline]
                 self.assume = self._assumptions(pattern.pipeline)
             if pattern.where is not None and not evaluate(pattern.where, site, self):
@@ -346,6 +367,62 @@ class MatchContext:
         self._file_fw[fi] = result
         return result
 
+    # ------------------------------------------------------------------ entries
+    def entries_reaching(self, fi: int, cid: int) -> List[int]:
+        """Entry scripts whose code reaches call ``cid`` of file ``fi``: module code runs in the
+        entries that import its file (transitively), a function's in the entries that call it."""
+        from linter.match.absent import import_closure
+
+        scope = self.p.files[fi].calls[cid].scope
+        if not scope:
+            return [e for e in self.roles.entries() if fi in import_closure(self, e)]
+        out = set(self.roles.reaching_entries(fi, scope))
+        f = self.p.files[fi].funcs[scope]
+        if not out and f.kind == "method" and f.cls >= 0:
+            # `construct`/`forward` run when the instance is called: count the entries that build it
+            out = set(self._instantiating_entries(Cls(fi, f.cls)))
+        return sorted(out)
+
+    def _instantiating_entries(self, c: Cls) -> Set[int]:
+        """Entry scripts that reach a construction of project class ``c`` or of a subclass."""
+        hit = self._instantiated.get(c)
+        if hit is not None:
+            return hit
+        self._instantiated[c] = set()
+        p = self.p
+        out: Set[int] = set()
+        classes = [c] + [Cls(gfi, ci) for gfi, facts in enumerate(p.files) for ci in range(len(facts.classes))
+                         if Cls(gfi, ci) != c and c in p.project_mro(Cls(gfi, ci))]
+        for k in classes:
+            name = p.files[k.file].classes[k.index].name
+            for gfi, gcid in p.name_sites(name):
+                if k in p.callee_values(gfi, gcid):
+                    gscope = p.files[gfi].calls[gcid].scope
+                    if gscope:
+                        out |= self.roles.reaching_entries(gfi, gscope)
+                    else:
+                        out |= {e for e in self.roles.entries() if gfi in _closure_of(self, e)}
+        self._instantiated[c] = out
+        return out
+
+    def entry_reaches(self, entry: int, pattern: CallPattern) -> Optional[Call]:
+        """The first call matching ``pattern`` (any file) that entry script ``entry`` reaches."""
+        from linter.match.absent import _reaches, import_closure
+
+        sites = self._pattern_sites.get(id(pattern))
+        if sites is None:
+            saved, self.assume = self.assume, {}   # the answer must not depend on the question asked
+            try:
+                sites = [(fi, cid) for fi, cid in self.candidates(pattern, range(len(self.p.files)))
+                         if self.match(pattern, fi, cid) is not None]
+            finally:
+                self.assume = saved
+            self._pattern_sites[id(pattern)] = sites
+        if not sites:
+            return None
+        closure = import_closure(self, entry)
+        return next(((fi, cid) for fi, cid in sites if _reaches(self, entry, closure, fi, cid)), None)
+
     # ------------------------------------------------------------------ provenance
     def origin_calls(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Tuple[List[Call], bool]:
         """Calls whose result ``e`` may be (through names, ``self`` attributes, parameters and
@@ -460,6 +537,12 @@ def _call_of(value: Expr) -> Optional[int]:
     if value[0] == "unpack" and value[1][0] == "call":
         return value[1][1]
     return None
+
+
+def _closure_of(mc: "MatchContext", entry: int) -> Set[int]:
+    from linter.match.absent import import_closure
+
+    return import_closure(mc, entry)
 
 
 def _collect_loops(block: Sequence[Stmt], outer: Tuple[Stmt, ...], out: Dict[int, Tuple[Stmt, ...]]) -> None:

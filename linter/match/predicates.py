@@ -9,6 +9,7 @@ import math
 from typing import Any, List, Optional, Tuple
 
 from linter.compiler.build import ArgPred, BoolPred, CallPred, ValueTest
+from linter.facts.ir import child_blocks, last_sid
 from linter.facts.model import ArgFact, Expr
 from linter.index.apis import NO_DEFAULT, Expression
 from linter.index.values import Cls, Func, Obj, Valued
@@ -252,6 +253,8 @@ def _is_generator(site: CallSite, mc: MatchContext, a: ArgFact) -> bool:
 def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
     p = mc.p
     call = site.call
+    if pred.named is not None and not pred.named.any(site.names):
+        return False
     if pred.in_function is not None:
         qual = p.files[site.fi].funcs[call.scope].qualname
         if not pred.in_function.search(qual):
@@ -294,4 +297,83 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         return False
     if pred.result_discarded is not None and mc.result_discarded(site.fi, site.cid) != pred.result_discarded:
         return False
+    if pred.guarded_by is not None and not _guarded_by(pred.guarded_by, site, mc):
+        return False
+    if pred.entry is not None and not _entry_test(pred.entry, site, mc):
+        return False
     return True
+
+
+def _guarded_by(rx: Any, site: CallSite, mc: MatchContext) -> bool:
+    """An enclosing ``if`` test of the call's function reads a matching name (either branch),
+    or an earlier ``if`` with such a test leaves the function (``if args.distributed: return
+    ...``), which makes the rest its implicit ``else``."""
+    facts = mc.p.files[site.fi]
+    for test, _positive in mc.roles.guards(site.fi, site.call.scope).get(site.call.stmt, ()):
+        if any(rx.search(n) for n in _names_read(test, facts)):
+            return True
+    return _after_exiting_if(rx, facts.funcs[site.call.scope].body, site.call.stmt, facts)
+
+
+def _after_exiting_if(rx: Any, block: Any, sid: int, facts: Any) -> bool:
+    for st in block:
+        if st[1] == sid or (st[1] < sid <= last_sid(st)):
+            if st[1] != sid:
+                for b in child_blocks(st):
+                    if b and b[0][1] <= sid <= last_sid(b[-1]):
+                        return _after_exiting_if(rx, b, sid, facts)
+            return False
+        if st[0] == "if" and st[3] and st[3][-1][0] in ("return", "raise") \
+                and any(rx.search(n) for n in _names_read(st[2], facts)):
+            return True
+    return False
+
+
+def _names_read(e: Any, facts: Any, depth: int = 0) -> List[str]:
+    """Names, attribute names and called names in an expression (``args.distributed`` gives
+    ``args`` and ``distributed``; ``is_distributed()`` gives ``is_distributed``)."""
+    out: List[str] = []
+    if not isinstance(e, tuple) or not e or depth > 50:
+        return out
+    tag = e[0]
+    if tag == "name":
+        return [e[1]]
+    if tag == "attr":
+        return _names_read(e[1], facts, depth + 1) + [e[2]]
+    if tag == "call":
+        call = facts.calls[e[1]]
+        out = _names_read(call.func, facts, depth + 1)
+        for a in call.args:
+            out += _names_read(a.value, facts, depth + 1)
+        return out
+    if tag in ("const", "lambda", "other"):
+        return out
+    for part in e[1:]:
+        if isinstance(part, tuple):
+            if part and isinstance(part[0], str):
+                out += _names_read(part, facts, depth + 1)
+            else:
+                for x in part:
+                    out += _names_read(x, facts, depth + 1)
+    return out
+
+
+def _entry_test(test: Any, site: CallSite, mc: MatchContext) -> bool:
+    """Records the entry (``{entry}``) and the call it reaches (``{related}``) for messages."""
+    p = mc.p
+    for e in mc.entries_reaching(site.fi, site.cid):
+        if test.role is not None and test.role not in mc.roles.entry_roles(e):
+            continue
+        hit = None
+        for pattern in test.reaches:
+            hit = mc.entry_reaches(e, pattern)
+            if hit is not None:
+                break
+        if test.reaches and hit is None:
+            continue
+        site.data.setdefault("entry", p.files[e].path)
+        if hit is not None:
+            call = p.files[hit[0]].calls[hit[1]]
+            site.data.setdefault("related", f"`{call.dotted or p.call_names(*hit)[0]}(...)` ({p.files[hit[0]].path}:{call.line})")
+        return True
+    return False

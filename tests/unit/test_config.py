@@ -117,7 +117,7 @@ def test_cli_wins_over_config(tmp_path) -> None:
 
 
 def test_isolated_and_explicit_config(tmp_path) -> None:
-    write(tmp_path / "other.toml", "select = ['MP']\n")
+    write(tmp_path / "other.toml", "select = ['MP3']\n")
     st = settings(tmp_path, "select = ['API1']\n", isolated=True)
     assert "DP301" in st.ran
     st = settings(tmp_path, "select = ['API1']\n", config="other.toml")

@@ -266,3 +266,206 @@ def test_made_by_call_applies_the_nested_where_and_records_the_origin(tmp_path) 
     res = check_sources(src, packs, Options(select=lambda r: r == "API199"))
     assert sorted(f.span.line for f in res.findings) == [6, 9]
     assert any("`crit` from m.py:8" in f.message for f in res.findings), [f.message for f in res.findings]
+
+
+# --------------------------------------------------------------------------- call.entry / guarded_by / exclusive
+CALL_RULE = """\
+id: DP599
+name: {name}
+checklist: dp.05
+framework: pytorch
+severity: warning
+title: {{en: t, zh: 标题}}
+message: {{en: "`{{callee}}`[[ in {{entry}}]][[ after {{related}}]]", zh: "`{{callee}}`[[ 在 {{entry}}]][[ 之后 {{related}}]]"}}
+docs: {{what: {{en: w, zh: 内容}}, why: {{en: w, zh: 原因}}, fix: {{en: f, zh: 修复}}}}
+match:
+  call:
+{match}
+examples:
+  invalid: ["import torch\\nx = 1  # expect: DP599\\n"]
+  valid: ["import torch\\n"]
+"""
+
+
+def _call_pack(tmp_path, name: str, match: str):
+    d = tmp_path / name
+    d.mkdir()
+    (d / f"{name}.yaml").write_text(CALL_RULE.format(name=name, match=textwrap.indent(match, "    ")), encoding="utf-8")
+    packs = load_packs([str(d)])
+    assert not packs.errors, packs.errors
+    return packs
+
+
+ENTRY_SRC = {
+    "lib.py": textwrap.dedent("""
+        import torch
+        def build(ds):
+            return torch.utils.data.DataLoader(ds)
+    """),
+    "train_ddp.py": textwrap.dedent("""
+        import torch
+        from lib import build
+        def setup():
+            torch.distributed.init_process_group("nccl")
+        if __name__ == "__main__":
+            setup()
+            loader = build([1, 2])
+            for x in loader:
+                x.backward()
+    """),
+    "train_plain.py": textwrap.dedent("""
+        import torch
+        if __name__ == "__main__":
+            loader = torch.utils.data.DataLoader([1])
+            for x in loader:
+                x.backward()
+    """),
+    "unused.py": "import torch\nLOADER = torch.utils.data.DataLoader([1])\n",
+}
+
+
+def test_entry_reaches_follows_helpers_and_records_the_call(tmp_path) -> None:
+    packs = _call_pack(tmp_path, "loader-in-ddp", textwrap.dedent("""\
+        name: [torch.utils.data.DataLoader]
+        where:
+          call:
+            entry:
+              role: training
+              reaches: [{name: [torch.distributed.init_process_group]}]
+    """))
+    res = check_sources(ENTRY_SRC, packs, Options(select=lambda r: r == "DP599"))
+    assert [(f.path, f.span.line) for f in res.findings] == [("lib.py", 4)]
+    assert "train_ddp.py" in res.findings[0].message and "train_ddp.py:5" in res.findings[0].message
+
+
+def test_not_entry_reaches_needs_a_reaching_entry(tmp_path) -> None:
+    """`not entry{reaches}` alone would also hold for code no entry runs; with `entry{role}` it does not."""
+    packs = _call_pack(tmp_path, "loader-without-ddp", textwrap.dedent("""\
+        name: [torch.utils.data.DataLoader]
+        where:
+          all:
+            - call: {entry: {role: training}}
+            - not: {call: {entry: {role: training, reaches: [{name: [torch.distributed.init_process_group]}]}}}
+    """))
+    res = check_sources(ENTRY_SRC, packs, Options(select=lambda r: r == "DP599"))
+    assert [(f.path, f.span.line) for f in res.findings] == [("train_plain.py", 4)]
+
+
+def test_guarded_by_reads_names_attributes_and_calls(tmp_path) -> None:
+    packs = _call_pack(tmp_path, "loader-guarded", textwrap.dedent("""\
+        name: [torch.utils.data.DataLoader]
+        where: {call: {guarded_by: '(?i)distributed|world_size'}}
+    """))
+    src = {"m.py": textwrap.dedent("""
+        import torch
+        def build(ds, args, world_size):
+            if args.distributed:
+                a = torch.utils.data.DataLoader(ds)
+            else:
+                b = torch.utils.data.DataLoader(ds)
+            if world_size > 1 and ds:
+                c = torch.utils.data.DataLoader(ds)
+            if torch.distributed.is_initialized():
+                d = torch.utils.data.DataLoader(ds)
+            if ds:
+                e = torch.utils.data.DataLoader(ds)
+            f = torch.utils.data.DataLoader(ds)
+        def early_return(ds, args):
+            if args.distributed:
+                return None
+            return torch.utils.data.DataLoader(ds)
+        def no_exit(ds, args):
+            if args.distributed:
+                print(ds)
+            return torch.utils.data.DataLoader(ds)
+    """)}
+    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    assert [f.span.line for f in res.findings] == [5, 7, 9, 11, 18]
+
+
+def test_exclusive_pipeline_context(tmp_path) -> None:
+    packs = _call_pack(tmp_path, "eval-only", textwrap.dedent("""\
+        name: [torch.utils.data.DataLoader]
+        context: {pipeline: evaluation, exclusive: true}
+    """))
+    src = {"m.py": textwrap.dedent("""
+        import torch
+        def shared(ds):
+            return torch.utils.data.DataLoader(ds)
+        def make_eval(ds):
+            return torch.utils.data.DataLoader(ds)
+        train_loader = shared([1])
+        val_loader = shared([2])
+        test_loader = make_eval([3])
+    """)}
+    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    assert [f.span.line for f in res.findings] == [6]
+
+
+def test_exclusive_needs_a_pipeline(tmp_path) -> None:
+    d = tmp_path / "bad-exclusive"
+    d.mkdir()
+    (d / "bad-exclusive.yaml").write_text(CALL_RULE.format(name="bad-exclusive", match="    name: [x.y]\n    context: {exclusive: true}\n"),
+                                          encoding="utf-8")
+    packs = load_packs([str(d)])
+    assert packs.errors and "needs `pipeline`" in str(packs.errors[0])
+
+
+def test_names_imported_under_another_name_are_candidates(tmp_path) -> None:
+    packs = _call_pack(tmp_path, "ddp-call", "name: [torch.nn.parallel.DistributedDataParallel]\n")
+    src = {"m.py": textwrap.dedent("""
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        model = DDP(torch.nn.Linear(2, 2))
+        other = torch.nn.parallel.DistributedDataParallel(model)
+    """)}
+    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    assert [f.span.line for f in res.findings] == [4, 5]
+
+
+def test_entry_of_a_method_is_the_entry_that_builds_its_instance(tmp_path) -> None:
+    """`forward` runs when the module is called: the entries that construct it (or a subclass) reach it."""
+    packs = _call_pack(tmp_path, "relu-in-trained-forward", textwrap.dedent("""\
+        name: [torch.relu]
+        where: {call: {entry: {role: training}}}
+    """))
+    src = {
+        "net.py": textwrap.dedent("""
+            import torch
+            class Net(torch.nn.Module):
+                def forward(self, x):
+                    return torch.relu(x)
+            class Unused(torch.nn.Module):
+                def forward(self, x):
+                    return torch.relu(x)
+            class Child(Net):
+                pass
+        """),
+        "train.py": textwrap.dedent("""
+            import torch
+            from net import Child
+            if __name__ == "__main__":
+                model = Child()
+                model(torch.ones(1)).sum().backward()
+        """),
+    }
+    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    assert [(f.path, f.span.line) for f in res.findings] == [("net.py", 5)]
+
+
+def test_code_after_an_if_that_returns_is_its_else_branch(tmp_path) -> None:
+    """`if is_train: return ...` — the rest of the function is the evaluation branch."""
+    packs = _call_pack(tmp_path, "eval-loader", "name: [torch.utils.data.DataLoader]\ncontext: {pipeline: evaluation}\n")
+    src = {"m.py": textwrap.dedent("""
+        import torch
+        def build(ds, is_train):
+            if is_train:
+                return torch.utils.data.DataLoader(ds, shuffle=True)
+            return torch.utils.data.DataLoader(ds)
+        def build2(ds, is_train):
+            if is_train:
+                print(ds)
+            return torch.utils.data.DataLoader(ds)
+    """)}
+    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    assert [f.span.line for f in res.findings] == [6]
