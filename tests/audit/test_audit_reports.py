@@ -192,3 +192,15 @@ def test_broken_audit_table_is_reported_with_its_line(tmp_path, packs) -> None:
     missing.write_text(open(src, encoding="utf-8").read().replace("  ds.02:", "  xx.02:"), encoding="utf-8")
     with pytest.raises(AuditSpecError, match="missing: ds.02"):
         load_audit_spec(packs.checklist, str(missing))
+
+
+def test_readme_example_is_current() -> None:
+    """The Markdown excerpt in the README is what `audit examples/pytorch_amp` prints today."""
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    excerpt = text.split("<!-- audit-example:start -->\n", 1)[1].split("<!-- audit-example:end -->", 1)[0]
+    rows = [r for r in excerpt.splitlines() if r.strip()]
+    assert len(rows) > 5
+    code, out, err = _cli(["audit", os.path.join("examples", "pytorch_amp"), "--format", "markdown", "--no-cache", "--isolated"])
+    assert code == 1, err
+    lines = set(out.splitlines())
+    assert [r for r in rows if r not in lines] == []
