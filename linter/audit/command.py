@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from typing import Any, Callable, Optional, TextIO
 
 FORMATS = ("rich", "markdown", "html", "json")

@@ -55,15 +55,10 @@ def decide_item(spec: ItemSpec, findings: Sequence[Finding], sites: Sites, train
     reason = _not_applicable(spec, sites, trains, lang)
     if reason is not None:
         return ItemResult(spec.id, NOT_APPLICABLE, title, facts=picked, how_to_check=how, reason=reason)
-    if more:
-        picked_note = text("more", lang, n=more)
-    else:
-        picked_note = ""
+    more_note = text("more", lang, n=more) if more else ""
     if spec.decide == "rules" and evidence:
-        return ItemResult(spec.id, NO_ISSUE, title, evidence=evidence, facts=picked, how_to_check=how, reason=picked_note)
-    reason = text("silent_no_evidence", lang) if spec.decide == "rules" else ""
-    if picked_note:
-        reason = f"{reason} ({picked_note})" if reason else picked_note
+        return ItemResult(spec.id, NO_ISSUE, title, evidence=evidence, facts=picked, how_to_check=how, reason=more_note)
+    reason = " ".join(x for x in (text("silent_no_evidence", lang) if spec.decide == "rules" else "", more_note) if x)
     return ItemResult(spec.id, MANUAL, title, evidence=evidence, facts=picked, how_to_check=how, reason=reason)
 
 

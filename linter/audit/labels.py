@@ -1,7 +1,10 @@
 """Audit report wording, in English and Chinese (one table for every output format)."""
 from __future__ import annotations
 
-from typing import Dict
+from typing import TYPE_CHECKING, Dict
+
+if TYPE_CHECKING:
+    from linter.audit.model import AuditResult
 
 _LABELS: Dict[str, Dict[str, str]] = {
     "title": {"en": "trainlint audit", "zh": "trainlint 审计"},
@@ -48,3 +51,11 @@ def label(key: str, lang: str, **kw: object) -> str:
     d = _LABELS[key]
     text = d.get(lang) or d["en"]
     return text.format(**kw) if kw else text
+
+
+def summary_line(result: "AuditResult", lang: str) -> str:
+    """``4 project(s), 12 file(s): 5 found, ...``: the same line in every format."""
+    from linter.audit.model import FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE
+
+    return label("summary", lang, projects=len(result.projects), files=result.files, found=result.count(FOUND),
+                 manual=result.count(MANUAL), ok=result.count(NO_ISSUE), na=result.count(NOT_APPLICABLE))

@@ -124,6 +124,9 @@ class AuditResult:
     files: int
     """Python files analysed."""
 
+    def count(self, status: str) -> int:
+        return sum(p.count(status) for p in self.projects)
+
     def to_json(self, version: str) -> Dict[str, Any]:
         return {"version": version, "root": self.root, "files": self.files,
                 "projects": [p.to_json() for p in self.projects],

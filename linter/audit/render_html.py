@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import List, TextIO
 
-from linter.audit.labels import label
+from linter.audit.labels import label, summary_line
 from linter.audit.model import FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE, AuditResult, ProjectResult
 from linter.audit.render_markdown import summary
 
@@ -41,8 +41,7 @@ def write_html(out: TextIO, result: AuditResult, lang: str) -> None:
     w(f'<!DOCTYPE html>\n<html lang="{"zh-CN" if lang == "zh" else "en"}">\n<head>\n<meta charset="utf-8">\n'
       f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{e(title)}</title>\n'
       f"<style>{_CSS}</style>\n</head>\n<body>\n<h1>{e(title)}</h1>\n")
-    totals = {s: sum(p.count(s) for p in result.projects) for s in _ORDER}
-    w(f'<p class="counts">{e(label("summary", lang, projects=len(result.projects), files=result.files, found=totals[FOUND], manual=totals[MANUAL], ok=totals[NO_ISSUE], na=totals[NOT_APPLICABLE]))}</p>\n')
+    w(f'<p class="counts">{e(summary_line(result, lang))}</p>\n')
     if not result.projects:
         w(f"<p>{e(label('no_projects', lang))}</p>\n")
     w(f'<nav id="index"><h2>{e(label("index", lang))}</h2>\n<table>\n<thead><tr><th>{e(label("project", lang))}</th>'

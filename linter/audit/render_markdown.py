@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, TextIO
 
-from linter.audit.labels import label
+from linter.audit.labels import label, summary_line
 from linter.audit.model import AuditResult, ItemResult, ProjectResult, FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE
 
 _ICON = {FOUND: "❌", MANUAL: "🔍", NO_ISSUE: "✅", NOT_APPLICABLE: "➖"}
@@ -44,9 +44,7 @@ def write_markdown(out: TextIO, result: AuditResult, lang: str) -> None:
     w(f"# {label('title', lang)}: `{result.root}`\n\n")
     if not result.projects:
         w(label("no_projects", lang) + "\n")
-    totals = {s: sum(p.count(s) for p in result.projects) for s in (FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE)}
-    w(label("summary", lang, projects=len(result.projects), files=result.files, found=totals[FOUND], manual=totals[MANUAL],
-            ok=totals[NO_ISSUE], na=totals[NOT_APPLICABLE]) + "\n\n")
+    w(summary_line(result, lang) + "\n\n")
     if len(result.projects) > 1:
         w(f"| {label('project', lang)} | {label('frameworks', lang)} | " + " | ".join(label(s, lang) for s in (FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE)) + " |\n")
         w("|---|---|---:|---:|---:|---:|\n")

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from linter.audit.labels import label
+from linter.audit.labels import label, summary_line
 from linter.audit.model import FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE, AuditResult
 from linter.audit.render_markdown import summary
 
@@ -56,9 +56,7 @@ def write_rich(out: TextIO, result: AuditResult, lang: str, color: Optional[bool
                 console.print(Text(f"    {r.path}:{r.line} {r.api} {r.parameter}={r.value} → {r.target_api}: {advice} "
                                    f"({label('kind_' + r.kind, lang)})"))
         console.print()
-    totals = {s: sum(p.count(s) for p in result.projects) for s in _ORDER}
-    console.print(Text(label("summary", lang, projects=len(result.projects), files=result.files, found=totals[FOUND],
-                             manual=totals[MANUAL], ok=totals[NO_ISSUE], na=totals[NOT_APPLICABLE]), style="bold"))
+    console.print(Text(summary_line(result, lang), style="bold"))
     for d in result.errors:
         where = f"{d.path}:{d.line}" if d.line else d.path
         console.print(Text(f"{where}: {d.kind.value}: {d.message}", style="red" if d.fatal else "yellow"))

@@ -6,7 +6,7 @@ import io
 import json
 import os
 import re
-from typing import Dict, List, Set, Tuple
+from typing import Dict, Set, Tuple
 
 import pytest
 
