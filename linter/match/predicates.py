@@ -103,10 +103,19 @@ def _fmt(v: Any) -> str:
     return repr(v)
 
 
+def _record_position(site: CallSite, name: str, a: Optional[ArgFact]) -> None:
+    """Where a fix finds a positional argument: ``{name}.position`` (index among positionals)."""
+    if a is not None and a.keyword is None and not a.star:
+        positional = [x for x in site.call.args if x.keyword is None and not x.star]
+        if a in positional:
+            site.data.setdefault(f"{name}.position", str(positional.index(a)))
+
+
 def _record(site: CallSite, name: str, a: Optional[ArgFact], vals: List[Valued]) -> None:
     if name in site.data:
         return
     site.data[name] = a.text if a is not None else "(default)"
+    _record_position(site, name, a)
     if vals:
         uniq: List[str] = []
         for v in vals:
@@ -183,6 +192,7 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
             return False
         site.data.setdefault(pred.arg, a.text if a is not None else "")
         site.data.setdefault(f"{pred.arg}.name", n)
+        _record_position(site, pred.arg, a)
     if pred.value is not None or pred.known is not None:
         vals, complete = arg_values(site, mc, a, pred.arg, pred.default_applies)
         if pred.known is not None and (complete and bool(vals)) != pred.known:
@@ -278,4 +288,12 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
             return False
     if pred.in_script_role and not set(pred.in_script_role) & mc.roles.name_roles(site.fi):
         return False
+    if pred.name is not None and not pred.name.match(site.qual):
+        return False
+    if pred.version is not None:
+        from linter.index.apis import parse_version, version_in
+
+        version = site.version or mc.version_of(site.framework)
+        if not version or not version_in(parse_version(version), pred.version):
+            return False
     return True
