@@ -225,6 +225,10 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         if not any(isinstance(v, Obj) and isinstance(v.type, Cls)
                    and pred.is_subclass_instance.any(mc.p.framework_bases(v.type)) for v in vals2):
             return False
+    if a is not None:
+        # every argument a passing test looked at is available to messages and fixes
+        site.data.setdefault(pred.arg, a.text)
+        _record_position(site, pred.arg, a)
     return True
 
 
