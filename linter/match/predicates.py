@@ -112,8 +112,9 @@ def _record_position(site: CallSite, name: str, a: Optional[ArgFact]) -> None:
 
 
 def _record(site: CallSite, name: str, a: Optional[ArgFact], vals: List[Valued]) -> None:
-    if name in site.data:
+    if f"{name}.recorded" in site.data:   # the first test that saw values describes them
         return
+    site.data[f"{name}.recorded"] = "1"
     site.data[name] = a.text if a is not None else "(default)"
     _record_position(site, name, a)
     if vals:
@@ -191,6 +192,7 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         if pred.name_not_re is not None and pred.name_not_re.search(n):
             return False
         site.data.setdefault(pred.arg, a.text if a is not None else "")
+        site.data.setdefault(f"{pred.arg}.recorded", "1")
         site.data.setdefault(f"{pred.arg}.name", n)
         _record_position(site, pred.arg, a)
     if pred.value is not None or pred.known is not None:
