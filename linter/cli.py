@@ -177,10 +177,10 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     from linter.fix.run import annotate
 
-    fixable = annotate(result, st.packs.rules, st.lang)
     _encoding(out, st.format)
     report = Report(result, st, cwd)
-    report.fixable = fixable
+    if st.format in ANNOTATED_FORMATS and not args.statistics:
+        report.fixable = annotate(result, st.packs.rules, st.lang)
     if args.write_baseline:
         try:
             n = report.write_baseline(os.path.join(cwd, args.write_baseline))
@@ -206,6 +206,11 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if report.failing and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+ANNOTATED_FORMATS = ("json", "sarif", "rich")
+"""Formats that show the available fixes (finding ``fix`` objects, ``[*]`` marks); the others
+(pre-commit's concise, GitHub annotations, JUnit) skip the extra parse of flagged files."""
 
 
 def _fix(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[str], cwd: str,

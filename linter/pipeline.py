@@ -332,7 +332,7 @@ def run(units: List[Unit], packs: RulePacks, options: Options, read_context: boo
     mc = MatchContext(project, roles, options.versions)
     mc.version_sources = dict(options.version_sources)
     linted = [i for i, u in enumerate(present) if u.linted]
-    rules = [r for r in packs.rules if options.select is None or options.select(r.id)]
+    rules = [r for r in packs.rules if (r.default_on if options.select is None else options.select(r.id))]
     findings, rule_errors = run_rules(rules, mc, linted, options.lang, options.jobs)
     errors += rule_errors
     sources = {u.path: u.source for u in present if u.linted}

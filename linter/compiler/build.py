@@ -283,6 +283,8 @@ class CompiledRule:
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
     fixes: Tuple[Any, ...] = ()
     """:class:`linter.compiler.fixes.FixSpec` variants (empty: no automatic fix)."""
+    default_on: bool = True
+    """False: an opt-in rule, run only when selected explicitly (``default: false``)."""
 
 
 class _Builder:
@@ -573,6 +575,7 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
         kind=kind, spec=spec, examples=examples, path=doc.path, line=doc.line_of([]) or 1,
         tags=tuple(data.get("tags", ())), versions=data.get("versions"),
         severity_if=tuple(data.get("severity_if", ())), report_at=report_at, raw=data, fixes=fixes,
+        default_on=bool(data.get("default", True)),
     )
 
 

@@ -334,6 +334,9 @@ def rule_schema() -> Dict[str, Any]:
             "severity": {"enum": list(SEVERITIES)},
             "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z0-9-]+$"}},
             "versions": {"type": "string", "description": "Framework versions the rule applies to, e.g. `>=2.0` (comma-separated comparisons)."},
+            "default": {"type": "boolean", "description": "false: an opt-in rule (style or hygiene rather than an accuracy bug) that runs only "
+                                                         "when a selector names it (`--select`/`--extend-select` by id, prefix, name, tag, "
+                                                         "checklist id, framework, or ALL). Default true."},
             "title": _TEXT,
             "message": dict(_TEXT, description="The finding message; `{placeholders}` are filled from the match (see README)."),
             "docs": _obj(

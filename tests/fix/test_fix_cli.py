@@ -99,7 +99,7 @@ def test_fix_end_to_end_on_the_examples(examples) -> None:
 
 def test_stdin_fix_prints_the_fixed_source(tmp_path) -> None:
     src = "import mindspore.nn as nn\nd = nn.Dropout(keep_prob=0.9)\n"
-    code, out, err = run("--fix", "--stdin-filename", "m.py", cwd=str(tmp_path), stdin=src)
+    code, out, err = run("--fix", "--extend-select", "API105", "--stdin-filename", "m.py", cwd=str(tmp_path), stdin=src)
     assert out == "import mindspore.nn as nn\nd = nn.Dropout(p=0.1)\n"
     assert code == 0 and "1 fixed, 0 remaining" in err
     assert not os.path.exists(tmp_path / "m.py")
@@ -108,14 +108,14 @@ def test_stdin_fix_prints_the_fixed_source(tmp_path) -> None:
 def test_notebooks_and_other_encodings_are_not_rewritten(tmp_path) -> None:
     gbk = "# -*- coding: gbk -*-\n# 中文\nimport mindspore.nn as nn\nd = nn.Dropout(keep_prob=0.9)\n"
     (tmp_path / "g.py").write_bytes(gbk.encode("gbk"))
-    code, _, err = run("--fix", ".", cwd=str(tmp_path))
+    code, _, err = run("--fix", "--extend-select", "API105", ".", cwd=str(tmp_path))
     assert (tmp_path / "g.py").read_bytes() == gbk.encode("gbk")
     assert "g.py: fixes not applied: not plain UTF-8" in err and code == 1
 
 
 def test_json_carries_fix_objects(tmp_path) -> None:
     (tmp_path / "m.py").write_text("import mindspore.nn as nn\nd = nn.Dropout(keep_prob=0.9)\nx = nn.Dropout(0.1)\n")
-    code, out, _ = run("--format", "json", ".", cwd=str(tmp_path))
+    code, out, _ = run("--format", "json", "--extend-select", "API105", ".", cwd=str(tmp_path))
     doc = json.loads(out)
     fixes = {f["rule"]: f.get("fix") for f in doc["findings"]}
     assert fixes["API105"] == {
@@ -129,7 +129,7 @@ def test_json_carries_fix_objects(tmp_path) -> None:
 
 def test_sarif_fixes_validate(tmp_path) -> None:
     (tmp_path / "m.py").write_text("import mindspore.nn as nn\nd = nn.Dropout(keep_prob=0.9)\n")
-    code, out, _ = run("--format", "sarif", ".", cwd=str(tmp_path))
+    code, out, _ = run("--format", "sarif", "--extend-select", "API105", ".", cwd=str(tmp_path))
     doc = json.loads(out)
     with open(SARIF_SCHEMA, encoding="utf-8") as fh:
         schema = json.load(fh)
@@ -145,7 +145,7 @@ def test_sarif_fixes_validate(tmp_path) -> None:
 
 def test_text_output_marks_fixable_findings(tmp_path) -> None:
     (tmp_path / "m.py").write_text("import mindspore.nn as nn\nd = nn.Dropout(keep_prob=0.9)\n")
-    code, out, _ = run(".", cwd=str(tmp_path))
+    code, out, _ = run("--extend-select", "API105", ".", cwd=str(tmp_path))
     assert "[*] fixable" in out and "1 fixable with `trainlint check --fix`" in out
     assert (tmp_path / "m.py").read_text().endswith("keep_prob=0.9)\n")   # files change only with --fix
 
@@ -153,3 +153,12 @@ def test_text_output_marks_fixable_findings(tmp_path) -> None:
 def test_fix_and_write_baseline_conflict(tmp_path) -> None:
     code, _, err = run("--fix", "--write-baseline", "b.json", ".", cwd=str(tmp_path))
     assert code == 2 and "cannot be combined" in err
+
+
+def test_opt_in_rule_runs_only_when_selected(tmp_path) -> None:
+    (tmp_path / "m.py").write_text("import mindspore.nn as nn\nd = nn.Dropout(keep_prob=0.9)\n")
+    assert run("--format", "concise", ".", cwd=str(tmp_path))[:2] == (0, "")
+    code, out, _ = run("--format", "concise", "--extend-select", "API105", ".", cwd=str(tmp_path))
+    assert code == 1 and "API105" in out
+    assert "API105" in run("--format", "concise", "--select", "ALL", ".", cwd=str(tmp_path))[1]
+    assert run("--fix", ".", cwd=str(tmp_path))[0] == 0 and "keep_prob=0.9" in (tmp_path / "m.py").read_text()
