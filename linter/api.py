@@ -17,17 +17,26 @@ VIRTUAL_ROOT = os.path.join(os.sep, "__trainlint_virtual__")
 
 
 def check_paths(paths: Sequence[str], packs: Optional[RulePacks] = None, options: Optional[Options] = None,
-                cwd: Optional[str] = None, walk: Optional[Walk] = None, run_key: Optional[str] = None) -> RunResult:
+                cwd: Optional[str] = None, walk: Optional[Walk] = None, run_key: Optional[str] = None,
+                overlay: Optional[Dict[str, bytes]] = None) -> RunResult:
     """Lint files and directories (walked); imported project files are read for context.
 
     With ``options.cache`` and a ``run_key`` (the digest of rules and settings), a run whose
-    inputs are all unchanged is answered from the result cache."""
+    inputs are all unchanged is answered from the result cache. ``overlay`` (absolute path →
+    bytes) replaces the contents of linted files without touching the disk (fix rounds)."""
     cwd = cwd or os.getcwd()
     packs = packs or load_packs()
     options = options or Options()
     refs, errors = discover(paths, cwd, walk)
     stop = [os.path.abspath(os.path.join(cwd, p)) for p in paths if os.path.isdir(os.path.join(cwd, p))]
     units = [Unit(r.path, r.abspath, _root(r.abspath, stop), linted=True) for r in refs]
+    if overlay:
+        run_key = None   # the result cache keys on the files on disk
+        norm = {os.path.abspath(k): v for k, v in overlay.items()}
+        for u in units:
+            data = norm.get(os.path.abspath(u.abspath))
+            if data is not None:
+                u.data = data
     results = ResultCache(options.cache, run_key, units, options.max_file_size) if options.cache is not None and run_key else None
     cached = results.lookup() if results is not None else None
     if cached is not None:

@@ -63,6 +63,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="files larger than this are reported (kind 'limit') instead of parsed (default: 2)")
     pf.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     pf.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: $TRAINLINT_CACHE_DIR, else the user cache directory ~/.cache/trainlint)")
+    fx = c.add_argument_group("fixes")
+    fx.add_argument("--fix", action="store_true", help="apply the safe fixes to the files (then report what remains)")
+    fx.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: apply the unsafe fixes too (they change behaviour; review them)")
+    fx.add_argument("--diff", action="store_true", help="print the changes --fix would make as a unified diff; write nothing (exit 1 if there are changes)")
     b = c.add_argument_group("suppressions and baseline")
     b.add_argument("--strict-suppressions", action="store_true", help="report bare `# trainlint: ignore` comments and fail on unused or unknown ones")
     b.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
@@ -156,16 +160,30 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from linter.discover import is_excluded
     from linter.report.run import Report
 
+    if (args.fix or args.diff) and args.write_baseline:
+        err.write("trainlint: --fix/--diff cannot be combined with --write-baseline\n")
+        return EXIT_ERROR
     if stdin_name is not None:
         if st.walk.force_exclude and is_excluded(stdin_name, cwd, st.walk):
+            if args.fix:
+                out.write(sys.stdin.read())   # as Ruff: an excluded buffer is passed through unchanged
             return EXIT_CLEAN  # as Ruff: an excluded buffer gets no diagnostics
         data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+        if args.fix or args.diff:
+            args._stdin_data = data
+            return _fix(args, st, paths, stdin_name, cwd, out, err)
         result = check_stdin(stdin_name, data, st.packs, st.options, cwd)
     else:
+        if args.fix or args.diff:
+            return _fix(args, st, paths, stdin_name, cwd, out, err)
         result = check_paths(paths, st.packs, st.options, cwd, st.walk, run_key=st.run_key)
+
+    from linter.fix.run import annotate
 
     _encoding(out, st.format)
     report = Report(result, st, cwd)
+    if st.format in ANNOTATED_FORMATS and not args.statistics:
+        report.fixable = annotate(result, st.packs.rules, st.lang)
     if args.write_baseline:
         try:
             n = report.write_baseline(os.path.join(cwd, args.write_baseline))
@@ -191,6 +209,121 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if report.failing and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+ANNOTATED_FORMATS = ("json", "sarif", "rich")
+"""Formats that show the available fixes (finding ``fix`` objects, ``[*]`` marks); the others
+(pre-commit's concise, GitHub annotations, JUnit) skip the extra parse of flagged files."""
+
+
+def _fix(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[str], cwd: str,
+         out: TextIO, err: TextIO) -> int:
+    """``--fix`` / ``--diff``: fix rounds in memory, then write (atomically) or print the diff,
+    then report what remains. Exit codes as Ruff: ``--diff`` exits 1 when there are changes;
+    ``--fix`` exits 1 when findings remain."""
+    from linter.api import check_paths, check_stdin
+    from linter.fix.apply import unified_diff, write_atomic
+    from linter.fix.run import annotate, fix_loop
+    from linter.report.run import Report
+
+    originals: dict = {}
+    if stdin_name is not None:
+        data = args._stdin_data
+
+        def lint(overlay):
+            text = overlay.get(next(iter(overlay), None)) if overlay else None
+            return check_stdin(stdin_name, text.encode("utf-8") if text is not None else data, st.packs, st.options, cwd)
+
+        def can_fix(path: str, text: str) -> Optional[str]:
+            return None
+    else:
+        def lint(overlay):
+            return check_paths(paths, st.packs, st.options, cwd, st.walk, run_key=st.run_key,
+                               overlay={os.path.join(cwd, p): t.encode("utf-8") for p, t in overlay.items()})
+
+        def can_fix(path: str, text: str) -> Optional[str]:
+            try:
+                with open(os.path.join(cwd, path), "rb") as fh:
+                    raw = fh.read()
+            except OSError as exc:
+                return f"cannot read it again: {exc.strerror or exc}"
+            try:
+                if raw.decode("utf-8") != text or raw.startswith(b"\xef\xbb\xbf"):
+                    raise UnicodeDecodeError("utf-8", raw, 0, 1, "mismatch")
+            except UnicodeDecodeError:
+                return "not plain UTF-8 (another encoding or a BOM): not rewritten"
+            originals[path] = raw
+            return None
+
+    outcome = fix_loop(lint, st.packs.rules, args.unsafe_fixes, can_fix)
+    result = outcome.result
+    for r in outcome.refusals:
+        err.write(f"trainlint: {r}\n")
+    for path, why in sorted(outcome.skipped.items()):
+        err.write(f"trainlint: {path}: fixes not applied: {why}\n")
+    if not outcome.converged:
+        err.write("trainlint: fixes did not converge (a fix keeps changing the code); please report this\n")
+    if args.diff:
+        for path in sorted(outcome.fixed):
+            out.write(unified_diff(path, outcome.originals[path], outcome.fixed[path]))
+        n = outcome.count
+        err.write(f"trainlint: would fix {n} finding{'s' if n != 1 else ''} in {len(outcome.fixed)} "
+                  f"file{'s' if len(outcome.fixed) != 1 else ''}\n")
+        if any(e.fatal for e in result.errors):
+            return EXIT_ERROR
+        return EXIT_FINDINGS if outcome.fixed else EXIT_CLEAN
+    if stdin_name is not None:
+        fixed = next(iter(outcome.fixed.values()), None)
+        out.write(fixed if fixed is not None else data.decode("utf-8", "replace"))
+        report_out = err
+    else:
+        for path, text in sorted(outcome.fixed.items()):
+            target = os.path.join(cwd, path)
+            try:
+                with open(target, "rb") as fh:
+                    if fh.read() != originals.get(path):
+                        err.write(f"trainlint: {path} changed while it was being fixed; not written\n")
+                        continue
+                write_atomic(target, text)
+            except OSError as exc:
+                err.write(f"trainlint: cannot write {path}: {exc.strerror or exc}\n")
+                return EXIT_ERROR
+        report_out = out
+    fixable = annotate(result, st.packs.rules, st.lang)
+    _encoding(report_out, st.format)
+    report = Report(result, st, cwd)
+    report.fixable = fixable
+    report.fixed = outcome.count
+    from linter.baseline import BaselineError
+
+    try:
+        report.apply_baseline()
+    except BaselineError as exc:
+        err.write(f"trainlint: baseline error: {exc}\n")
+        return EXIT_ERROR
+    if args.statistics:
+        report.statistics(report_out)
+    else:
+        report.write(report_out, quiet=args.quiet)
+    summary = fix_summary(outcome.count, len(report.findings), fixable, args.unsafe_fixes)
+    (err if st.format in ("json", "sarif", "junit", "github") or report_out is err else out).write(summary + "\n")
+    if report.fatal:
+        return EXIT_ERROR
+    if report.failing and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def fix_summary(fixed: int, remaining: int, fixable: tuple, unsafe_applied: bool) -> str:
+    """``N fixed, M remaining (K fixable with --unsafe-fixes)``."""
+    text = f"{fixed} fixed, {remaining} remaining"
+    safe_left, unsafe_left = fixable
+    notes = []
+    if safe_left:
+        notes.append(f"{safe_left} fixable with --fix")
+    if unsafe_left and not unsafe_applied:
+        notes.append(f"{unsafe_left} fixable with --unsafe-fixes")
+    return text + (f" ({', '.join(notes)})" if notes else "")
 
 
 def _packs_with_config(args: argparse.Namespace, err: TextIO, no_default: bool = False):

@@ -10,9 +10,10 @@ from linter.compiler.packs import RulePacks
 HEADINGS = {
     "en": {"what": "What it does", "why": "Why it hurts accuracy", "fix": "How to fix it", "known_problems": "Known problems",
            "references": "References", "bad": "Example (reported)", "good": "Use instead / not reported", "checklist": "Checklist item",
-           "file": "Rule file"},
+           "file": "Rule file", "autofix": "Automatic fix (`trainlint check --fix`)"},
     "zh": {"what": "检查内容", "why": "为什么影响精度", "fix": "如何修复", "known_problems": "已知局限",
-           "references": "参考", "bad": "示例（会报告）", "good": "正确写法 / 不会报告", "checklist": "检查项", "file": "规则文件"},
+           "references": "参考", "bad": "示例（会报告）", "good": "正确写法 / 不会报告", "checklist": "检查项", "file": "规则文件",
+           "autofix": "自动修复（`trainlint check --fix`）"},
 }
 
 
@@ -37,6 +38,12 @@ def render_rule(rule: CompiledRule, packs: RulePacks, lang: str = "en") -> str:
             out.append(f"## {h[key]}")
             out.append(localized(rule.docs[key], lang).strip())
             out.append("")
+    if rule.fixes:
+        from linter.compiler.fixes import fix_docs
+
+        out.append(f"## {h['autofix']}")
+        out += [f"- {line}" for line in fix_docs(rule.fixes, lang)]
+        out.append("")
     refs = rule.docs.get("references") or []
     if refs:
         out.append(f"## {h['references']}")

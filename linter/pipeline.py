@@ -335,14 +335,16 @@ def run(units: List[Unit], packs: RulePacks, options: Options, read_context: boo
     mc = MatchContext(project, roles, options.versions)
     mc.version_sources = dict(options.version_sources)
     linted = [i for i, u in enumerate(present) if u.linted]
-    rules = [r for r in packs.rules if options.select is None or options.select(r.id)]
+    rules = [r for r in packs.rules if (r.default_on if options.select is None else options.select(r.id))]
     findings, rule_errors = run_rules(rules, mc, linted, options.lang, options.jobs)
     errors += rule_errors
     sources = {u.path: u.source for u in present if u.linted}
     findings, suppressed, comments = apply_suppressions(findings, {u.path: u.facts for u in present if u.linted}, sources)
     names = {r.id: r.id for r in packs.rules}
     names.update({r.name: r.id for r in packs.rules})
-    errors += suppression_problems(comments, names, {r.id for r in rules}, len(rules) == len(packs.rules),
+    ran = {r.id for r in rules}
+    # a bare ignore is "unused" only when every rule that runs by default ran (opt-in rules aside)
+    errors += suppression_problems(comments, names, ran, ran >= {r.id for r in packs.rules if r.default_on},
                                    options.strict_suppressions, options.lang)
     findings = _configured(findings, {u.path: u.abspath for u in present if u.linted}, options)
     notebooks = {u.path: u.notebook for u in present if u.linted and u.notebook is not None}

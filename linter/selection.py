@@ -38,8 +38,9 @@ class Layer:
 
 def selected_ids(rules: Sequence[CompiledRule], layers: Sequence[Layer]) -> FrozenSet[str]:
     """Ruff's layering: a layer's ``select`` replaces the selection so far, then its
-    ``extend_select`` adds and its ``ignore`` removes. Default: every rule."""
-    chosen = {r.id for r in rules}
+    ``extend_select`` adds and its ``ignore`` removes. Default: every rule except the opt-in ones
+    (``default: false``), which run only when a selector names them."""
+    chosen = {r.id for r in rules if r.default_on}
     for layer in layers:
         if layer.select is not None:
             chosen = {r.id for r in rules if any(matches(s, r) for s in layer.select)}

@@ -81,7 +81,53 @@ def run_example(rule: CompiledRule, example: Example, packs: RulePacks, lang: st
         actual.add(m)
         messages[m] = f.message
     errors = [f"{e.path}:{e.line or '?'}: {e.kind.value}: {e.message}" for e in res.errors if e.fatal]
+    if rule.fixes and example.kind == "invalid" and not errors:
+        errors += check_fixes(rule, example, packs)
     return ExampleResult(rule, example, expected, actual, messages, errors)
+
+
+def fix_sources(files: Dict[str, str], packs: RulePacks, rules: Sequence[CompiledRule], unsafe: bool):
+    """Apply the fixes of ``rules`` to in-memory files until stable; the :class:`FixOutcome`."""
+    from linter.fix.run import fix_loop
+
+    ids = {r.id for r in rules}
+    options = Options(select=lambda rid: rid in ids)
+    return fix_loop(lambda overlay: check_sources({**files, **overlay}, packs, options), rules, unsafe)
+
+
+def check_fixes(rule: CompiledRule, example: Example, packs: RulePacks) -> List[str]:
+    """The example's fixes give exactly ``fixed`` (safe) and ``unsafe_fixed`` (all), every
+    result parses, and fixing the result again changes nothing (idempotence)."""
+    from linter.fix.apply import compiles
+
+    files = dict(example.files)
+    safe_expected = {**files, **dict(example.fixed or ())}
+    unsafe_expected = {**safe_expected, **dict(example.unsafe_fixed or ())}
+    problems: List[str] = []
+    for unsafe, expected in ((False, safe_expected), (True, unsafe_expected)):
+        label = "--fix --unsafe-fixes" if unsafe else "--fix"
+        outcome = fix_sources(files, packs, [rule], unsafe)
+        got = {**files, **outcome.fixed}
+        problems += [f"{label}: {r}" for r in outcome.refusals]
+        if not outcome.converged:
+            problems.append(f"{label}: fixes did not converge")
+        for path in sorted(files):
+            if got[path] != expected[path]:
+                problems.append(f"{label}: {path} after fixing differs from the expected "
+                                f"{'unsafe_fixed' if unsafe else 'fixed'}:\n" + _diff(expected[path], got[path]))
+            bad = compiles(got[path], path)
+            if bad:
+                problems.append(f"{label}: {path}: {bad}")
+        again = fix_sources(got, packs, [rule], unsafe)
+        if again.fixed:
+            problems.append(f"{label}: not idempotent: a second run changes " + ", ".join(sorted(again.fixed)))
+    return problems
+
+
+def _diff(expected: str, got: str) -> str:
+    import difflib
+
+    return "".join(difflib.unified_diff(expected.splitlines(True), got.splitlines(True), "expected", "got"))
 
 
 def run_examples(packs: RulePacks, rules: Optional[Sequence[CompiledRule]] = None, lang: str = "en") -> List[ExampleResult]:

@@ -167,6 +167,7 @@ class CallPred:
     guarded_by: Optional[Regex] = None
     entry: Optional["EntryTest"] = None
     named: Optional[GlobSet] = None
+    version: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -266,6 +267,10 @@ class Example:
     """``invalid``, ``valid`` or ``todo_invalid``."""
     index: int
     line: Optional[int]
+    fixed: Optional[Tuple[Tuple[str, str], ...]] = None
+    """The files that ``--fix`` changes, as they must read afterwards (None: nothing changes)."""
+    unsafe_fixed: Optional[Tuple[Tuple[str, str], ...]] = None
+    """The same with ``--unsafe-fixes`` (None: as ``fixed``)."""
 
 
 @dataclass
@@ -289,6 +294,10 @@ class CompiledRule:
     severity_if: Tuple[Dict[str, Any], ...] = ()
     report_at: str = "call"
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
+    fixes: Tuple[Any, ...] = ()
+    """:class:`linter.compiler.fixes.FixSpec` variants (empty: no automatic fix)."""
+    default_on: bool = True
+    """False: an opt-in rule, run only when selected explicitly (``default: false``)."""
 
 
 class _Builder:
@@ -313,6 +322,15 @@ class _Builder:
                 raise self.fail(list(path) + ([i] if not isinstance(value, str) else []),
                                 f"invalid name glob {g!r}: use dotted names with * and ?")
         return GlobSet(items)
+
+    def version_spec(self, text: str, path: Sequence[Any]) -> str:
+        from linter.index.apis import version_in
+
+        try:
+            version_in((1,), text)
+        except ValueError as exc:
+            raise self.fail(path, str(exc)) from None
+        return text
 
     # ------------------------------------------------------------------ predicates
     def pred(self, node: Dict[str, Any], path: List[Any]) -> Any:
@@ -347,6 +365,7 @@ class _Builder:
                     reaches=tuple(self.call_pattern(x, p + ["entry", "reaches", i])
                                   for i, x in enumerate(c["entry"].get("reaches", ()))),
                 ) if "entry" in c else None,
+                version=self.version_spec(c["version"], p + ["version"]) if "version" in c else None,
             )
         self.arg_names.append(node["arg"])
         value = None
@@ -551,20 +570,39 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
             version_in((1,), data["versions"])
         except ValueError as exc:
             raise b.fail(["versions"], str(exc)) from None
+    fixes: Tuple[Any, ...] = ()
+    if "fix" in data:
+        from linter.compiler.fixes import compile_fixes
+
+        fixes = compile_fixes(b, data["fix"], kind, allowed)
     examples: List[Example] = []
     for kind_name in ("invalid", "valid", "todo_invalid"):
         for i, ex in enumerate(data["examples"].get(kind_name, ())):
+            fixed = unsafe_fixed = None
             if isinstance(ex, str):
                 files: Tuple[Tuple[str, str], ...] = (("example.py", ex),)
+            elif "code" in ex:
+                files = (("example.py", ex["code"]),)
+                fixed = (("example.py", ex["fixed"]),) if "fixed" in ex else None
+                unsafe_fixed = (("example.py", ex["unsafe_fixed"]),) if "unsafe_fixed" in ex else None
             else:
                 files = tuple(sorted(ex["files"].items()))
-            examples.append(Example(files, kind_name, i, doc.line_of(["examples", kind_name, i])))
+                fixed = tuple(sorted(ex["fixed"].items())) if "fixed" in ex else None
+                unsafe_fixed = tuple(sorted(ex["unsafe_fixed"].items())) if "unsafe_fixed" in ex else None
+            if (fixed or unsafe_fixed) and not fixes:
+                raise b.fail(["examples", kind_name, i], "`fixed`/`unsafe_fixed` given but the rule has no `fix`")
+            names = {p for p, _ in files}
+            for p, _ in (fixed or ()) + (unsafe_fixed or ()):
+                if p not in names:
+                    raise b.fail(["examples", kind_name, i], f"fixed file {p!r} is not one of the example's files")
+            examples.append(Example(files, kind_name, i, doc.line_of(["examples", kind_name, i]), fixed, unsafe_fixed))
     return CompiledRule(
         id=data["id"], name=data["name"], checklist=data["checklist"], framework=data["framework"],
         severity=data["severity"], title=data["title"], message=data["message"], docs=data["docs"],
         kind=kind, spec=spec, examples=examples, path=doc.path, line=doc.line_of([]) or 1,
         tags=tuple(data.get("tags", ())), versions=data.get("versions"),
-        severity_if=tuple(data.get("severity_if", ())), report_at=report_at, raw=data,
+        severity_if=tuple(data.get("severity_if", ())), report_at=report_at, raw=data, fixes=fixes,
+        default_on=bool(data.get("default", True)),
     )
 
 

@@ -128,6 +128,7 @@ _CALL_PRED = _obj(
                  "or the modules it imports) has `role` and also reaches a call matching `reaches`. Under `not`: no such "
                  "entry does — combine with `entry: {role: ...}` so that calls no entry reaches stay silent.",
         ),
+        "version": {"type": "string", "description": "The version assumed for the call's framework is in this range, e.g. `>=2.0` (see `--target-version`)."},
     },
     desc="Tests on the call itself rather than on one argument.",
 )
@@ -252,13 +253,76 @@ _MATCH = {
     ],
 }
 
+_FILES = {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1}
+_FIXED_DESC = ("The example after `--fix` (safe fixes only): the whole file, or for `files` examples the files that change. "
+               "Absent: safe fixes leave the example unchanged.")
+_UNSAFE_FIXED_DESC = ("The example after `--fix --unsafe-fixes`. Absent: the same as `fixed` (unsafe fixes change nothing more).")
 _EXAMPLE = {
-    "description": "A code example: a string (one file, `example.py`) or several files. Mark each line that must be reported with `# expect: <rule id>`.",
+    "description": "A code example: a string (one file, `example.py`), an object with `code` and the fixed results, or several "
+                   "files. Mark each line that must be reported with `# expect: <rule id>`. For a rule with a `fix`, `test-rules` "
+                   "applies the fixes to every invalid example and compares with `fixed` / `unsafe_fixed`.",
     "anyOf": [
         {"type": "string"},
-        _obj({"files": {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1}, "note": {"type": "string"}}, ["files"]),
+        _obj({"code": {"type": "string"}, "fixed": {"type": "string", "description": _FIXED_DESC},
+              "unsafe_fixed": {"type": "string", "description": _UNSAFE_FIXED_DESC}, "note": {"type": "string"}}, ["code"]),
+        _obj({"files": _FILES, "fixed": dict(_FILES, description=_FIXED_DESC),
+              "unsafe_fixed": dict(_FILES, description=_UNSAFE_FIXED_DESC), "note": {"type": "string"}}, ["files"]),
     ],
 }
+
+_TEMPLATE_DESC = ("Python with `{placeholders}`: the arguments the rule tests (`{keep_prob}` = its source text, "
+                  "`{keep_prob.value}`, ...), `bind` names and `add-import` bindings. A placeholder whose value is not an atom is "
+                  "parenthesised; arithmetic on number literals is folded (`1 - 0.9` → `0.1`).")
+_EDIT = _obj(
+    {
+        "op": {"enum": ["set-keyword", "rename-keyword", "remove-keyword", "replace-argument", "insert-before", "insert-after",
+                        "move-after", "add-import", "insert-after-imports"],
+               "description": "`set-keyword` name=value (replaced or appended) · `rename-keyword` from→to (optionally a new value) · "
+                              "`remove-keyword` name · `replace-argument` the bound argument `arg` (keyword or positional) gets `value`, "
+                              "written `keyword=value` when `keyword` is given · `insert-before`/`insert-after` a statement around the "
+                              "statement of the finding · `move-after` the finding's statement after the next sibling statement matching "
+                              "`until` · `add-import` module (or `from module import name`), reusing an existing import · "
+                              "`insert-after-imports` a statement after the last top-level import before the finding."},
+        "name": {"type": "string", "description": "set-keyword/remove-keyword: the keyword; add-import: the imported name."},
+        "from": {"type": "string", "description": "rename-keyword: the keyword to rename."},
+        "to": {"type": "string", "description": "rename-keyword: its new name."},
+        "arg": {"type": "string", "description": "replace-argument: the argument, named as the rule's predicates name it."},
+        "keyword": {"type": "string", "description": "replace-argument: write the new value as `keyword=value` (a positional argument "
+                                                     "becomes a keyword; only when no positional argument follows)."},
+        "value": {"type": "string", "minLength": 1, "description": "An expression template. " + _TEMPLATE_DESC},
+        "template": {"type": "string", "minLength": 1, "description": "A one-line statement template. " + _TEMPLATE_DESC},
+        "until": {"type": "string", "format": "regex", "description": "move-after: regex searched in the source of the later statement."},
+        "module": {"type": "string", "description": "add-import: the module."},
+        "bind": {"type": "string", "description": "add-import: the placeholder naming what to use in templates (default: `name`, "
+                                                  "else `module`); an existing `import module as alias` binds the alias."},
+        "existing_only": {"type": "boolean", "description": "add-import: offer no fix unless the file already imports it."},
+    },
+    ["op"],
+    "One edit. Edits are text replacements computed on the CST, so comments and formatting elsewhere are kept.",
+)
+_GLOB_TEXT = {"type": "string", "minLength": 1, "description": "A glob on a callee as written (`*` = any dotted name, `scaler.step`); may use earlier bindings (`{scaler}.step`)."}
+_FIX_SCOPE = {"enum": ["function", "file"], "description": "Where to look: the function around the finding (default) or the whole file."}
+_FIX = _obj(
+    {
+        "applicability": {"enum": ["safe", "unsafe"], "description": "`safe`: keeps what the code means or makes the change the rule's "
+                                                                      "docs call correct with no judgment left; applied by `--fix`. `unsafe`: changes "
+                                                                      "behaviour in a way a person must confirm; only with `--unsafe-fixes`."},
+        "title": dict(_TEXT, description="What the fix does (\"Pass the drop rate as p=\")."),
+        "reason": dict(_TEXT, description="Why it is safe or unsafe; shown to users."),
+        "when": dict(_ref("predicate"), description="Call rules: this variant applies only when the predicate holds on the matched call."),
+        "bind": {"type": "array", "items": _obj({"name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}, "call": _GLOB_TEXT,
+                                                 "result_method": {"type": "string", "description": "Only calls whose result's method this is (`scale(loss).backward()`)."},
+                                                 "take": {"type": "string", "description": "`receiver` (default) or `arg:N` / `arg:NAME`."},
+                                                 "scope": _FIX_SCOPE},
+                                                ["name", "call"],
+                                                "Bind a name from the code: every matching call must agree on the text taken, else no fix is offered.")},
+        "unless": {"type": "array", "items": _obj({"call": _GLOB_TEXT, "scope": _FIX_SCOPE}, ["call"],
+                                                  "Offer no fix when such a call exists.")},
+        "edits": {"type": "array", "items": _EDIT, "minItems": 1},
+    },
+    ["applicability", "title", "reason", "edits"],
+    "One fix: edits marked safe or unsafe. When a binding is missing or an edit cannot be made, no fix is offered (never a broken one).",
+)
 
 _SEVERITY_IF = _obj(
     {
@@ -289,6 +353,9 @@ def rule_schema() -> Dict[str, Any]:
             "severity": {"enum": list(SEVERITIES)},
             "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z0-9-]+$"}},
             "versions": {"type": "string", "description": "Framework versions the rule applies to, e.g. `>=2.0` (comma-separated comparisons)."},
+            "default": {"type": "boolean", "description": "false: an opt-in rule (style or hygiene rather than an accuracy bug) that runs only "
+                                                         "when a selector names it (`--select`/`--extend-select` by id, prefix, name, tag, "
+                                                         "checklist id, framework, or ALL). Default true."},
             "title": _TEXT,
             "message": dict(_TEXT, description="The finding message; `{placeholders}` are filled from the match (see README)."),
             "docs": _obj(
@@ -304,6 +371,9 @@ def rule_schema() -> Dict[str, Any]:
             ),
             "severity_if": {"type": "array", "items": _SEVERITY_IF},
             "match": _MATCH,
+            "fix": {"description": "How to fix a finding automatically (`trainlint check --fix`): one fix or a list of variants; the "
+                                   "first variant whose `when` holds and whose edits can be made is offered.",
+                    "anyOf": [_FIX, {"type": "array", "items": _FIX, "minItems": 1}]},
             "report": _obj({"at": {"type": "string", "pattern": "^(call|arg:[A-Za-z_0-9]+)$"}}, desc="Where a call finding points: the call (default) or one argument."),
             "examples": _obj(
                 {

@@ -28,6 +28,16 @@ def site_data(mc: MatchContext, site: CallSite) -> dict:
     return data
 
 
+FIX_VARIANTS = "fix.variants"
+"""Finding data: the indices of the rule's fix variants whose ``when`` holds ("0,2")."""
+
+
+def fix_variants(rule: CompiledRule, site: CallSite, mc: MatchContext) -> str:
+    from linter.match.predicates import evaluate
+
+    return ",".join(str(i) for i, f in enumerate(rule.fixes) if f.when is None or evaluate(f.when, site, mc))
+
+
 def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], lang: str) -> List[Finding]:
     pattern: CallPattern = rule.spec
     out: List[Finding] = []
@@ -40,6 +50,10 @@ def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], la
             from linter.match.severity import adjust
 
             severity, note = adjust(rule, mc, lang, fi, mc.p.callee_values(fi, cid))
+        variants = fix_variants(rule, site, mc) if rule.fixes else None   # may record more argument values
+        data = site_data(mc, site)
+        if variants is not None:
+            data[FIX_VARIANTS] = variants
         out.append(make_finding(rule, mc.p.files[fi].path, call_span(site, rule.report_at),
-                                site_data(mc, site), lang, severity=severity, note=note))
+                                data, lang, severity=severity, note=note))
     return out

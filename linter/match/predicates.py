@@ -104,10 +104,20 @@ def _fmt(v: Any) -> str:
     return repr(v)
 
 
+def _record_position(site: CallSite, name: str, a: Optional[ArgFact]) -> None:
+    """Where a fix finds a positional argument: ``{name}.position`` (index among positionals)."""
+    if a is not None and a.keyword is None and not a.star:
+        positional = [x for x in site.call.args if x.keyword is None and not x.star]
+        if a in positional:
+            site.data.setdefault(f"{name}.position", str(positional.index(a)))
+
+
 def _record(site: CallSite, name: str, a: Optional[ArgFact], vals: List[Valued]) -> None:
-    if name in site.data:
+    if f"{name}.recorded" in site.data:   # the first test that saw values describes them
         return
+    site.data[f"{name}.recorded"] = "1"
     site.data[name] = a.text if a is not None else "(default)"
+    _record_position(site, name, a)
     if vals:
         uniq: List[str] = []
         for v in vals:
@@ -183,7 +193,9 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         if pred.name_not_re is not None and pred.name_not_re.search(n):
             return False
         site.data.setdefault(pred.arg, a.text if a is not None else "")
+        site.data.setdefault(f"{pred.arg}.recorded", "1")
         site.data.setdefault(f"{pred.arg}.name", n)
+        _record_position(site, pred.arg, a)
     if pred.value is not None or pred.known is not None:
         vals, complete = arg_values(site, mc, a, pred.arg, pred.default_applies)
         if pred.known is not None and (complete and bool(vals)) != pred.known:
@@ -227,6 +239,10 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         if not any(isinstance(v, Obj) and isinstance(v.type, Cls)
                    and pred.is_subclass_instance.any(mc.p.framework_bases(v.type)) for v in vals2):
             return False
+    if a is not None:
+        # every argument a passing test looked at is available to messages and fixes
+        site.data.setdefault(pred.arg, a.text)
+        _record_position(site, pred.arg, a)
     return True
 
 
@@ -301,6 +317,12 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         return False
     if pred.entry is not None and not _entry_test(pred.entry, site, mc):
         return False
+    if pred.version is not None:
+        from linter.index.apis import parse_version, version_in
+
+        version = site.version or mc.version_of(site.framework)
+        if not version or not version_in(parse_version(version), pred.version):
+            return False
     return True
 
 

@@ -35,6 +35,9 @@ def _finding(f: Finding) -> Dict[str, Any]:
     out = f.to_json()
     if "fingerprint" in f.data:
         out["fingerprint"] = f.data["fingerprint"]
+    fix = f.data.get("fix")
+    if isinstance(fix, dict):
+        out["fix"] = fix
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO, Tuple
 
 from linter.model import Diagnostic, ErrorKind, Finding
 from linter.pipeline import RunResult
@@ -22,6 +22,10 @@ class Report:
         self.findings: List[Finding] = list(result.findings)
         self.errors: List[Diagnostic] = list(result.errors)
         self.baseline_info: Optional[Dict[str, Any]] = None
+        self.fixable: Optional[Tuple[int, int]] = None
+        """(findings with a safe fix, with an unsafe fix), when fixes were looked for."""
+        self.fixed: Optional[int] = None
+        """Fixes applied by this run (``--fix``); the hint to use ``--fix`` is then not shown."""
         base = settings.config.root if settings.config.path else cwd
         for f, fp in zip(self.findings, self._prints(base)):
             f.data["fingerprint"] = fp
@@ -109,7 +113,7 @@ class Report:
             from linter.report import text
 
             text.write(out, findings, errors, self.result.files, self.result, self.settings.packs.checklist, lang,
-                       quiet=quiet, baseline=self.baseline_info)
+                       quiet=quiet, baseline=self.baseline_info, fixable=self.fixable if self.fixed is None else None)
 
     def statistics(self, out: TextIO) -> None:
         """Findings per rule, most frequent first (Ruff's ``--statistics``)."""

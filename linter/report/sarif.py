@@ -93,8 +93,26 @@ def result(f: Finding, rule_index: Dict[str, int]) -> Dict[str, Any]:
     fingerprint = f.data.get("fingerprint")
     if fingerprint:
         out["partialFingerprints"] = {FINGERPRINT_KEY: str(fingerprint)}
+    fix = f.data.get("fix")
+    if isinstance(fix, dict):
+        out["fixes"] = [sarif_fix(fix)]
     out["properties"] = {"checklist": f.checklist, "framework": f.framework, **_cell_properties(f.cell)}
     return out
+
+
+def sarif_fix(fix: Dict[str, Any]) -> Dict[str, Any]:
+    """A fix as SARIF ``fix``: one ``artifactChange`` per file, its text replacements (regions use
+    the same 1-based, end-exclusive columns as the results)."""
+    changes: Dict[str, List[Dict[str, Any]]] = {}
+    for e in fix["edits"]:
+        changes.setdefault(e["path"], []).append({
+            "deletedRegion": {"startLine": e["line"], "startColumn": e["column"],
+                              "endLine": e["end_line"], "endColumn": e["end_column"]},
+            "insertedContent": {"text": e["content"]}})
+    return {"description": {"text": f"{fix['title']} ({fix['applicability']}: {fix['reason']})"},
+            "artifactChanges": [{"artifactLocation": artifact_location(path), "replacements": reps}
+                                for path, reps in changes.items()],
+            "properties": {"applicability": fix["applicability"]}}
 
 
 def notification(e: Diagnostic) -> Dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO, Tuple
 
 from linter.model import Diagnostic, Finding, Severity
 
@@ -21,8 +21,10 @@ _ZH = {
 
 def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files: int,
           result: Optional["RunResult"], checklist: Dict[str, Dict[str, Dict[str, str]]], lang: str = "en",
-          color: Optional[bool] = None, quiet: bool = False, baseline: Optional[Dict[str, Any]] = None) -> None:
-    """``result`` supplies the source lines shown under each finding (None: no source)."""
+          color: Optional[bool] = None, quiet: bool = False, baseline: Optional[Dict[str, Any]] = None,
+          fixable: Optional[Tuple[int, int]] = None) -> None:
+    """``result`` supplies the source lines shown under each finding (None: no source);
+    ``fixable`` (findings with a safe fix, with an unsafe fix) adds the hint to use ``--fix``."""
     from rich.console import Console
     from rich.text import Text
 
@@ -43,6 +45,11 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
         head.append(f"[{f.checklist}] ", style="magenta")
         head.append(f.severity.value, style=_STYLE[f.severity])
         head.append(f" {f.name}", style="dim")
+        fix = f.data.get("fix")
+        if isinstance(fix, dict):
+            safe = fix.get("applicability") == "safe"
+            head.append((" [*] 可自动修复" if safe else " [*] 可自动修复（不安全）") if zh else
+                        (" [*] fixable" if safe else " [*] fixable with --unsafe-fixes"), style="cyan")
         console.print(head)
         console.print(Text("    " + f.message))
         lines, span = result.lines_for(f) if result is not None else ([], f.span)
@@ -88,6 +95,14 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
         for item, n in sorted(by_item.items()):
             title = (checklist.get(item, {}).get("title", {}) or {}).get(lang) or ""
             console.print(Text(f"  {item:<7} {n:>4}  {title}"))
+        if fixable is not None and any(fixable):
+            safe_n, unsafe_n = fixable
+            parts = []
+            if safe_n:
+                parts.append(f"{safe_n} 个可用 `trainlint check --fix` 修复" if zh else f"{safe_n} fixable with `trainlint check --fix`")
+            if unsafe_n:
+                parts.append(f"{unsafe_n} 个可用 `--fix --unsafe-fixes` 修复" if zh else f"{unsafe_n} fixable with `--fix --unsafe-fixes`")
+            console.print(Text(("，" if zh else ", ").join(parts) + ("。" if zh else "."), style="cyan"))
     else:
         console.print(Text(f"{_ZH['no_findings']}（{_ZH['checked']} {files} {_ZH['files']}）" if zh
                            else f"No findings ({files} file{'s' if files != 1 else ''} checked).", style="bold green"))

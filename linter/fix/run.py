@@ -1,0 +1,115 @@
+"""Fix rounds over a whole project, and the fix information reports show.
+
+Rules see the whole project (a fix in one file can change a finding in another), so a round
+is: lint everything with the fixed texts overlaid in memory, apply the non-conflicting fixes
+of every file, repeat until nothing changes (at most :data:`MAX_ROUNDS`). The last lint is
+the run's result: what remains. Nothing is written here; the caller writes (``--fix``) or
+prints a diff (``--diff``).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from linter.compiler.build import CompiledRule
+from linter.fix.apply import Refusal, apply, plan
+from linter.model import Finding
+from linter.pipeline import RunResult
+
+MAX_ROUNDS = 10
+FIX_KEY = "fix"
+"""Finding data: the :class:`Fix` available for the finding (set by :func:`annotate`)."""
+
+
+@dataclass
+class FixOutcome:
+    result: RunResult
+    """The lint of the fixed sources: the findings that remain."""
+    originals: Dict[str, str] = field(default_factory=dict)
+    fixed: Dict[str, str] = field(default_factory=dict)
+    """Path → text, for every file a fix changed."""
+    applied: Counter = field(default_factory=Counter)
+    """Rule id → fixes applied."""
+    refusals: List[Refusal] = field(default_factory=list)
+    skipped: Dict[str, str] = field(default_factory=dict)
+    """Path → why its fixes were not applied (a notebook, a non-UTF-8 file)."""
+    converged: bool = True
+
+    @property
+    def count(self) -> int:
+        return sum(self.applied.values())
+
+
+def fix_loop(lint: Callable[[Dict[str, str]], RunResult], rules: Sequence[CompiledRule], unsafe: bool,
+             can_fix: Optional[Callable[[str, str], Optional[str]]] = None, max_rounds: int = MAX_ROUNDS) -> FixOutcome:
+    """``lint(overlay)`` lints the project with ``overlay`` (path → text) replacing the files;
+    ``can_fix(path, text)`` says why a file must not be rewritten (None: it may)."""
+    by_id = {r.id: r for r in rules if r.fixes}
+    overlay: Dict[str, str] = {}
+    out = FixOutcome(result=lint(overlay))
+    seen_refusals = set()
+    for _ in range(max_rounds):
+        changed = False
+        for path, findings in _by_file(out.result.findings, by_id).items():
+            text = out.result.sources.get(path)
+            if text is None:
+                continue
+            if path.endswith(".ipynb"):
+                out.skipped[path] = "notebooks are not fixed"
+                continue
+            reason = can_fix(path, out.originals.get(path, text)) if can_fix is not None and path not in out.originals else None
+            if reason is not None:
+                out.skipped[path] = reason
+                continue
+            fixes, refused = plan(findings, text, by_id)
+            new, applied, refused2 = apply(text, fixes, unsafe)
+            for r in refused + refused2:
+                if (r.path, r.line, r.rule, r.message) not in seen_refusals:
+                    seen_refusals.add((r.path, r.line, r.rule, r.message))
+                    out.refusals.append(r)
+            if applied and new != text:
+                out.originals.setdefault(path, text)
+                overlay[path] = new
+                out.applied.update(fx.finding.rule for fx in applied)
+                changed = True
+        if not changed:
+            break
+        out.result = lint(overlay)
+    else:
+        out.converged = False
+    out.fixed = {p: t for p, t in overlay.items() if t != out.originals.get(p)}
+    out.originals = {p: t for p, t in out.originals.items() if p in out.fixed}
+    return out
+
+
+def _by_file(findings: Sequence[Finding], by_id: Dict[str, CompiledRule]) -> Dict[str, List[Finding]]:
+    out: Dict[str, List[Finding]] = {}
+    for f in findings:
+        if f.rule in by_id:
+            out.setdefault(f.path, []).append(f)
+    return out
+
+
+def annotate(result: RunResult, rules: Sequence[CompiledRule], lang: str = "en") -> Tuple[int, int]:
+    """Attach the available fix to each finding (``data["fix"]``, the JSON object reports
+    show); returns (findings with a safe fix, findings with an unsafe one). Notebooks get none."""
+    by_id = {r.id: r for r in rules if r.fixes}
+    safe = unsafe = 0
+    for path, findings in _by_file(result.findings, by_id).items():
+        text = result.sources.get(path)
+        if text is None or path.endswith(".ipynb"):
+            continue
+        fixes, _ = plan(findings, text, by_id)
+        for fx in fixes:
+            fx.finding.data[FIX_KEY] = fx.to_json(text, lang)
+            if fx.safe:
+                safe += 1
+            else:
+                unsafe += 1
+    return safe, unsafe
+
+
+def fix_json(f: Finding) -> Optional[Dict[str, object]]:
+    fx = f.data.get(FIX_KEY)
+    return fx if isinstance(fx, dict) else None
