@@ -16,6 +16,7 @@ from linter import __version__
 from linter.config import FORMATS
 
 if TYPE_CHECKING:
+    from linter.report.run import Report
     from linter.settings import CliOverrides
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -193,17 +194,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         report.write_errors(err)
         err.write(f"trainlint: recorded {n} finding{'s' if n != 1 else ''} in {args.write_baseline}\n")
         return EXIT_ERROR if report.fatal else EXIT_CLEAN
-    from linter.baseline import BaselineError
-
-    try:
-        report.apply_baseline()
-    except BaselineError as exc:
-        err.write(f"trainlint: baseline error: {exc}\n")
+    if _emit(report, args, out, err):
         return EXIT_ERROR
-    if args.statistics:
-        report.statistics(out)
-    else:
-        report.write(out, quiet=args.quiet)
     if report.fatal:
         return EXIT_ERROR
     if report.failing and not args.exit_zero:
@@ -294,17 +286,8 @@ def _fix(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[st
     report = Report(result, st, cwd)
     report.fixable = fixable
     report.fixed = outcome.count
-    from linter.baseline import BaselineError
-
-    try:
-        report.apply_baseline()
-    except BaselineError as exc:
-        err.write(f"trainlint: baseline error: {exc}\n")
+    if _emit(report, args, report_out, err):
         return EXIT_ERROR
-    if args.statistics:
-        report.statistics(report_out)
-    else:
-        report.write(report_out, quiet=args.quiet)
     summary = fix_summary(outcome.count, len(report.findings), fixable, args.unsafe_fixes)
     (err if st.format in ("json", "sarif", "junit", "github") or report_out is err else out).write(summary + "\n")
     if report.fatal:
@@ -324,6 +307,22 @@ def fix_summary(fixed: int, remaining: int, fixable: tuple, unsafe_applied: bool
     if unsafe_left and not unsafe_applied:
         notes.append(f"{unsafe_left} fixable with --unsafe-fixes")
     return text + (f" ({', '.join(notes)})" if notes else "")
+
+
+def _emit(report: "Report", args: argparse.Namespace, out: TextIO, err: TextIO) -> bool:
+    """Apply the baseline and print the findings (or the statistics); True on a baseline error."""
+    from linter.baseline import BaselineError
+
+    try:
+        report.apply_baseline()
+    except BaselineError as exc:
+        err.write(f"trainlint: baseline error: {exc}\n")
+        return True
+    if args.statistics:
+        report.statistics(out)
+    else:
+        report.write(out, quiet=args.quiet)
+    return False
 
 
 def _packs_with_config(args: argparse.Namespace, err: TextIO, no_default: bool = False):
