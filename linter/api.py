@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from linter.compiler.packs import RulePacks, load_packs
 from linter.discover import Walk, discover, display_path
 from linter.index.modules import project_root
+from linter.model import Diagnostic
 from linter.pipeline import Options, Probes, RunResult, Unit, parse_unit, read_source, run
 
 if TYPE_CHECKING:
@@ -27,9 +28,7 @@ def check_paths(paths: Sequence[str], packs: Optional[RulePacks] = None, options
     cwd = cwd or os.getcwd()
     packs = packs or load_packs()
     options = options or Options()
-    refs, errors = discover(paths, cwd, walk)
-    stop = [os.path.abspath(os.path.join(cwd, p)) for p in paths if os.path.isdir(os.path.join(cwd, p))]
-    units = [Unit(r.path, r.abspath, _root(r.abspath, stop), linted=True) for r in refs]
+    units, errors = discover_units(paths, cwd, walk)
     if overlay:
         run_key = None   # the result cache keys on the files on disk
         norm = {os.path.abspath(k): v for k, v in overlay.items()}
@@ -97,6 +96,14 @@ class ResultCache:
         if any(d.kind.value in ("io", "internal", "limit") for d in result.errors):
             return
         self.cache.put("results", "v1", self.key, {"probes": probes.answers, "context": context, "result": result})
+
+
+def discover_units(paths: Sequence[str], cwd: str, walk: Optional[Walk] = None) -> Tuple[List[Unit], List[Diagnostic]]:
+    """Stage 1: the files under ``paths`` as units to lint, each with the project root its
+    imports resolve against; plus the paths that could not be walked."""
+    refs, errors = discover(paths, cwd, walk)
+    stop = [os.path.abspath(os.path.join(cwd, p)) for p in paths if os.path.isdir(os.path.join(cwd, p))]
+    return [Unit(r.path, r.abspath, _root(r.abspath, stop), linted=True) for r in refs], errors
 
 
 def _root(abspath: str, named_dirs: Sequence[str]) -> str:

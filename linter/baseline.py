@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Sequence, Tuple
 
 from linter import __version__
+from linter.atomic import write_atomic
 from linter.model import Finding
 
 FORMAT = 1
@@ -91,11 +92,7 @@ def write_baseline(path: str, findings: Sequence[Finding], prints: Sequence[str]
            "note": "Findings recorded here are not reported by `trainlint check --baseline`. "
                    "Lines are informational; matching uses the fingerprints.",
            "findings": rows}
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        json.dump(doc, fh, indent=2, ensure_ascii=False)
-        fh.write("\n")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
 def filter_new(findings: Sequence[Finding], prints: Sequence[str], baseline: Baseline) -> Tuple[List[Finding], int, int]:

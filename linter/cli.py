@@ -214,7 +214,8 @@ def _fix(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[st
     then report what remains. Exit codes as Ruff: ``--diff`` exits 1 when there are changes;
     ``--fix`` exits 1 when findings remain."""
     from linter.api import check_paths, check_stdin
-    from linter.fix.apply import unified_diff, write_atomic
+    from linter.atomic import write_atomic
+    from linter.fix.apply import unified_diff
     from linter.fix.run import annotate, fix_loop
     from linter.report.run import Report
 

@@ -119,6 +119,11 @@ class Diagnostic:
     def sort_key(self) -> Tuple[str, int, int, str]:
         return (self.path, self.line or 0, self.column or 0, self.kind.value)
 
+    @property
+    def location(self) -> str:
+        """``path:line``, or the path alone when there is no line."""
+        return f"{self.path}:{self.line}" if self.line else self.path
+
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"path": self.path, "kind": self.kind.value, "message": self.message}
         if self.line is not None:

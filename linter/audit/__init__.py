@@ -22,11 +22,11 @@ from linter.audit.projects import FoundProject, find_projects
 from linter.audit.spec import AuditSpec, load_audit_spec
 from linter.compiler.build import CallPattern
 from linter.compiler.packs import RulePacks
-from linter.discover import Walk, discover, display_path
+from linter.discover import Walk, display_path
 from linter.index.roles import TRAINING
 from linter.match.context import MatchContext
 from linter.model import Diagnostic, ErrorKind, Finding
-from linter.pipeline import Options, RunResult, Unit, run
+from linter.pipeline import Options, RunResult, run
 
 Progress = Callable[[str, int, int], None]
 """(stage, done, total) — the CLI draws a progress bar from it."""
@@ -37,11 +37,9 @@ def audit_path(path: str, packs: RulePacks, options: Options, cwd: Optional[str]
     cwd = cwd or os.getcwd()
     spec = spec or load_audit_spec(packs.checklist)
     root = os.path.abspath(os.path.join(cwd, path))
-    refs, errors = discover([path], cwd, walk)
-    stop = [root] if os.path.isdir(root) else []
-    from linter.api import _root
+    from linter.api import discover_units
 
-    units = [Unit(r.path, r.abspath, _root(r.abspath, stop), linted=True) for r in refs]
+    units, errors = discover_units([path], cwd, walk)
     if progress:
         progress("check", 0, 1)
     result = run(units, packs, options, keep_context=True)
@@ -79,6 +77,7 @@ class _Auditor:
             self.errors_by_path.setdefault(e.path, []).append(e)
         self._sites: Dict[Tuple[int, int], List[Tuple[str, int]]] = {}
         self._lines: Dict[str, List[str]] = {}
+        self._file_of = {f.path: fi for fi, f in enumerate(self.p.files)}
 
     # ------------------------------------------------------------------ helpers
     def sites_in(self, pattern: CallPattern, files: Sequence[int]) -> List[Tuple[str, int]]:
@@ -103,7 +102,7 @@ class _Auditor:
     def line_text(self, path: str, line: int) -> str:
         lines = self._lines.get(path)
         if lines is None:
-            fi = next((i for i, f in enumerate(self.p.files) if f.path == path), None)
+            fi = self._file_of.get(path)
             lines = []
             if fi is not None:
                 try:

@@ -97,8 +97,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if any(d.fatal for d in result.errors):
         for d in result.errors:
             if args.format != "rich" or fh is not None:
-                where = f"{d.path}:{d.line}" if d.line else d.path
-                err.write(f"{where}: {d.kind.value}: {d.message}\n")
+                err.write(f"{d.location}: {d.kind.value}: {d.message}\n")
         return 2
     found = any(i.status == FOUND for p in result.projects for i in p.items)
     return 1 if found and not args.exit_zero else 0

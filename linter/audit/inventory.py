@@ -42,7 +42,7 @@ def migration_risks(prof: Any, apis: Any, lang: str = "en") -> Tuple[Optional[st
     target = _TARGET.get(source)
     if target is None:
         return None, []
-    from linter.compare.diff import same
+    from linter.compare.diff import hint, same
     from linter.compare import normalize
     from linter.compare.model import fmt
 
@@ -91,7 +91,7 @@ def migration_risks(prof: Any, apis: Any, lang: str = "en") -> Tuple[Optional[st
                 continue
             snippet = normalize.write(used, v) if used is not None else None
             risks.append(Risk(fact.path, fact.line, fact.api, param, fmt(v), tqual, fmt(dval.value),
-                              snippet or "", kind, _hint(tables, key_of[param], lang)))
+                              snippet or "", kind, hint(tables, key_of[param], lang)))
     risks.sort(key=lambda r: (r.path, r.line, r.parameter))
     return target, risks
 
@@ -139,28 +139,6 @@ def _target_api(tables: Any, section: str, kind: str, framework: str, source_api
     return quals[0] if quals else None
 
 
-def _hint(tables: Any, key: str, lang: str) -> str:
-    import fnmatch
-
-    for pattern, text in (tables.messages.get("hints") or {}).items():
-        if fnmatch.fnmatchcase(key, pattern):
-            return str(text.get(lang) or text["en"])
-    return ""
-
-
-def _signature(tables: Any, profile_apis: Any, qual: str) -> Optional[Tuple[Any, ...]]:
-    if qual in tables.signatures:
-        return tables.signatures[qual]
-    api = profile_apis.get(qual) if profile_apis is not None else None
-    if api is None:
-        return None
-    from linter.index.apis import parse_version
-
-    fw = profile_apis.frameworks.get(profile_apis.framework_of(qual) or "")
-    version = parse_version(fw.default_version) if fw is not None and fw.default_version else None
-    return api.signature(version)
-
-
 def _target_default(tables: Any, apis: Any, tentry: Any, param: str, source: Dict[str, Any]) -> Optional[Tuple[Any, Optional[Dict[str, Any]]]]:
     """The canonical value of ``param`` at a counterpart call that writes only what it must:
     defaults from the target signature; required arguments (sizes) taken from the source."""
@@ -168,7 +146,9 @@ def _target_default(tables: Any, apis: Any, tentry: Any, param: str, source: Dic
     from linter.compare.model import Val
     from linter.index.apis import NO_DEFAULT, Expression
 
-    sig = _signature(tables, apis, tentry.qual)
+    from linter.compare.profile import signature_of
+
+    sig = signature_of(tables, apis, [tentry.qual], apis.framework_of(tentry.qual) or "")
     if sig is None:
         return None
     params = {p.name: p for p in sig}

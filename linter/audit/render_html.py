@@ -55,8 +55,7 @@ def write_html(out: TextIO, result: AuditResult, lang: str) -> None:
     if result.errors:
         w(f"<h2>{e(label('errors', lang))}</h2>\n<ul>\n")
         for d in result.errors:
-            where = f"{d.path}:{d.line}" if d.line else d.path
-            w(f"<li><code>{e(where)}</code> ({e(d.kind.value)}): {e(d.message)}</li>\n")
+            w(f"<li><code>{e(d.location)}</code> ({e(d.kind.value)}): {e(d.message)}</li>\n")
         w("</ul>\n")
     w("</body>\n</html>\n")
 

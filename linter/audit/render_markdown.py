@@ -57,8 +57,7 @@ def write_markdown(out: TextIO, result: AuditResult, lang: str) -> None:
     if result.errors:
         w(f"## {label('errors', lang)}\n\n")
         for e in result.errors:
-            where = f"{e.path}:{e.line}" if e.line else e.path
-            w(f"- `{where}` ({e.kind.value}): {e.message}\n")
+            w(f"- `{e.location}` ({e.kind.value}): {e.message}\n")
 
 
 def _anchor(path: str) -> str:

@@ -58,5 +58,4 @@ def write_rich(out: TextIO, result: AuditResult, lang: str, color: Optional[bool
         console.print()
     console.print(Text(summary_line(result, lang), style="bold"))
     for d in result.errors:
-        where = f"{d.path}:{d.line}" if d.line else d.path
-        console.print(Text(f"{where}: {d.kind.value}: {d.message}", style="red" if d.fatal else "yellow"))
+        console.print(Text(f"{d.location}: {d.kind.value}: {d.message}", style="red" if d.fatal else "yellow"))

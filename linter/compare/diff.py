@@ -165,8 +165,13 @@ def advice(row: Row, new: Profile, tables: Tables, lang: str) -> str:
             new_value = fmt(cur.val.value) if cur.val.known else cur.val.text
             out = (t("mismatch_write").format(write=w, api=cur.api or "?", new_at=new_at, ref_at=ref_at) if w
                    else t("mismatch").format(value=value, ref_at=ref_at, new_value=new_value, new_at=new_at))
+    h = hint(tables, row.key, lang)
+    return f"{out} ({h})" if h else out
+
+
+def hint(tables: Tables, key: str, lang: str) -> str:
+    """The extra hint of a setting (glob on its key in compare.messages.yaml), or ''."""
     for pattern, text in (tables.messages.get("hints") or {}).items():
-        if fnmatch.fnmatchcase(row.key, pattern):
-            out += f" ({text.get(lang) or text['en']})"
-            break
-    return out
+        if fnmatch.fnmatchcase(key, pattern):
+            return str(text.get(lang) or text["en"])
+    return ""

@@ -122,15 +122,7 @@ class Extractor:
 
     # ------------------------------------------------------------------ collection
     def signature(self, names: Sequence[str], qual: str, framework: str) -> Optional[Tuple[Param, ...]]:
-        fw = self.p.apis.frameworks.get(framework)
-        version = parse_version(fw.default_version) if fw and fw.default_version else None
-        for n in list(names[:1]) + [qual]:
-            if n in self.tables.signatures:
-                return self.tables.signatures[n]
-            api = self.p.apis.get(n)
-            if api is not None and api.signature(version) is not None:
-                return api.signature(version)
-        return None
+        return signature_of(self.tables, self.p.apis, list(names[:1]) + [qual], framework)
 
     def _collect(self) -> None:
         for fi in self.side.files:
@@ -652,6 +644,20 @@ class Extractor:
             if best is not None:
                 return best
         return best
+
+
+def signature_of(tables: Tables, apis: Any, names: Sequence[str], framework: str) -> Optional[Tuple[Param, ...]]:
+    """The signature of the first of ``names`` that the mapping tables or the API tables
+    describe, in the framework's table version."""
+    fw = apis.frameworks.get(framework)
+    version = parse_version(fw.default_version) if fw and fw.default_version else None
+    for n in names:
+        if n in tables.signatures:
+            return tables.signatures[n]
+        api = apis.get(n)
+        if api is not None and api.signature(version) is not None:
+            return api.signature(version)
+    return None
 
 
 def extract_profile(side: Side, tables: Tables, packs: RulePacks) -> Profile:

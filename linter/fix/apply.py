@@ -12,7 +12,6 @@ from __future__ import annotations
 import bisect
 import difflib
 import os
-import tempfile
 import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -158,32 +157,6 @@ def apply(text: str, fixes: Sequence[Fix], unsafe: bool) -> Tuple[str, List[Fix]
         accepted.append(fx)
         edits = candidate
     return (apply_edits(text, edits) if accepted else text), accepted, refusals
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write via a temporary file in the same directory and ``os.replace``, keeping the mode:
-    an interrupted run leaves either the old or the new file, never half of one."""
-    data = text.encode("utf-8")
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        mode: Optional[int] = os.stat(path).st_mode & 0o7777
-    except OSError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=".trainlint-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def unified_diff(path: str, old: str, new: str) -> str:

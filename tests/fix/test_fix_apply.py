@@ -9,7 +9,8 @@ import textwrap
 from linter.api import check_sources
 from linter.compiler.fixes import Edit, FixSpec
 from linter.compiler.packs import load_packs
-from linter.fix.apply import Fix, apply, unified_diff, write_atomic
+from linter.atomic import write_atomic
+from linter.fix.apply import Fix, apply, unified_diff
 from linter.fix.edits import TextEdit
 from linter.fix.run import fix_loop
 from linter.model import Finding, Severity, Span
@@ -127,6 +128,17 @@ def test_write_atomic_keeps_mode_and_leaves_no_temp_file(tmp_path) -> None:
     assert target.read_bytes() == "new 中文\n".encode("utf-8")
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o750
     assert os.listdir(tmp_path) == ["train.py"]
+
+
+def test_write_atomic_gives_a_new_file_the_umask_mode(tmp_path) -> None:
+    """A new file (a baseline) is readable like one `open()` creates, not 0600 like its temp file."""
+    old = os.umask(0o022)
+    try:
+        write_atomic(str(tmp_path / "baseline.json"), "{}\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "baseline.json").st_mode) == 0o644
+    assert os.listdir(tmp_path) == ["baseline.json"]
 
 
 def test_unified_diff() -> None:
