@@ -168,6 +168,18 @@ class CallPred:
     entry: Optional["EntryTest"] = None
     named: Optional[GlobSet] = None
     version: Optional[str] = None
+    file_calls: Tuple["CallPattern", ...] = ()
+    defines_callable: Optional[bool] = None
+    differs_from: Optional["DiffersFrom"] = None
+    project_calls: Tuple["CallPattern", ...] = ()
+
+
+@dataclass(frozen=True)
+class DiffersFrom:
+    """Some other call of the file matches ``call`` and none has the same ``args`` values."""
+    call: "CallPattern"
+    args: Tuple[str, ...]
+    scale_free: bool = False
 
 
 @dataclass(frozen=True)
@@ -343,6 +355,8 @@ class _Builder:
         if "call" in node:
             c = node["call"]
             p = path + ["call"]
+            if "differs_from" in c:
+                self.arg_names.extend(c["differs_from"]["args"])   # usable as placeholders
             return CallPred(
                 receiver_made_by=self.globs(c["receiver_made_by"], p + ["receiver_made_by"]) if "receiver_made_by" in c else None,
                 callee_made_by=self.globs(c["callee_made_by"], p + ["callee_made_by"]) if "callee_made_by" in c else None,
@@ -366,6 +380,13 @@ class _Builder:
                                   for i, x in enumerate(c["entry"].get("reaches", ()))),
                 ) if "entry" in c else None,
                 version=self.version_spec(c["version"], p + ["version"]) if "version" in c else None,
+                defines_callable=c.get("defines_callable"),
+                differs_from=DiffersFrom(self.call_pattern(c["differs_from"]["call"], p + ["differs_from", "call"]),
+                                         tuple(c["differs_from"]["args"]), bool(c["differs_from"].get("scale_free")))
+                if "differs_from" in c else None,
+                file_calls=tuple(self.call_pattern(x, p + ["file_calls", i]) for i, x in enumerate(c.get("file_calls", ()))),
+                project_calls=tuple(self.call_pattern(x, p + ["project_calls", i])
+                                    for i, x in enumerate(c.get("project_calls", ()))),
             )
         self.arg_names.append(node["arg"])
         value = None

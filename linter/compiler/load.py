@@ -10,6 +10,7 @@ for the built-in pack, ``roles.yaml`` and ``checklist.yaml``.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -84,7 +85,26 @@ def read_yaml(path: str, text: Optional[str] = None) -> YamlDoc:
     lines: Dict[Path, int] = {}
     if node is not None:
         _index_lines(node, (), lines)
-    return YamlDoc(path, data, lines)
+    return YamlDoc(path, _join_chinese(data), lines)
+
+
+_CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
+_CJK_GAP = re.compile(f"(?<=[{_CJK}])[ \t]+(?=[{_CJK}])")
+
+
+def _join_chinese(data: Any) -> Any:
+    """Drop the spaces YAML folding (``>-``) puts where a Chinese text was wrapped: Chinese has
+    no spaces between words, so "训练， 精度" must read "训练，精度". Only values under ``zh``."""
+    if isinstance(data, dict):
+        for k, v in data.items():
+            if k == "zh" and isinstance(v, str):
+                data[k] = _CJK_GAP.sub("", v)
+            else:
+                _join_chinese(v)
+    elif isinstance(data, list):
+        for v in data:
+            _join_chinese(v)
+    return data
 
 
 def _index_lines(node: Any, path: Path, out: Dict[Path, int]) -> None:

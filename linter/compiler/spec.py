@@ -128,6 +128,20 @@ _CALL_PRED = _obj(
                  "or the modules it imports) has `role` and also reaches a call matching `reaches`. Under `not`: no such "
                  "entry does — combine with `entry: {role: ...}` so that calls no entry reaches stay silent.",
         ),
+        "differs_from": _obj(
+            {"call": _ref("call_pattern"),
+             "args": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1,
+                      "description": "The arguments compared (constant-propagated; all must be known on both sides)."},
+             "scale_free": {"type": "boolean", "description": "Values that differ only by a common factor of 255 count as equal (pixel constants written for [0, 255] vs [0, 1] inputs)."}},
+            ["call", "args"],
+            "Other calls in the same file match `call`, their `args` and this call's are all known, and none of them "
+            "has the same values as this call (recorded as `{related}`): e.g. Normalize constants of an evaluation "
+            "pipeline that match no training pipeline's."),
+        "defines_callable": {"type": "boolean", "description": "The enclosing function defines a lambda, a nested function or a class (in module code: a lambda) — e.g. a custom data op that may do the work a rule looks for."},
+        "file_calls": {"type": "array", "items": _ref("call_pattern"), "minItems": 1,
+                       "description": "Another call in the same file matches one of these patterns (recorded as `{related}`), e.g. a LayerNorm that does pass `epsilon`."},
+        "project_calls": {"type": "array", "items": _ref("call_pattern"), "minItems": 1,
+                          "description": "Another call anywhere in the project (the linted files and the modules they import) matches one of these patterns (recorded as `{related}`)."},
         "version": {"type": "string", "description": "The version assumed for the call's framework is in this range, e.g. `>=2.0` (see `--target-version`)."},
     },
     desc="Tests on the call itself rather than on one argument.",

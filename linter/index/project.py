@@ -37,6 +37,27 @@ _MAX_VALUES = 24
 _MAX_DEPTH = 6
 _EMPTY: FrozenSet[Value] = frozenset()
 _UNK: FrozenSet[Value] = frozenset((UNKNOWN,))
+def _eval_with(e: Expr, name: str, x: float) -> Optional[float]:
+    """Arithmetic over literals and one variable ``name`` = ``x`` (a comprehension's element)."""
+    tag = e[0]
+    if tag == "const":
+        return float(e[1]) if type(e[1]) in (int, float) else None
+    if tag == "name":
+        return x if e[1] == name else None
+    if tag == "unary" and e[1] == "-":
+        v = _eval_with(e[2], name, x)
+        return None if v is None else -v
+    if tag == "binop" and e[1] in _ARITH:
+        a, b = _eval_with(e[2], name, x), _eval_with(e[3], name, x)
+        if a is None or b is None:
+            return None
+        try:
+            return float(_ARITH[e[1]](a, b))
+        except (ArithmeticError, ValueError):
+            return None
+    return None
+
+
 _ARITH = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
@@ -949,6 +970,40 @@ class Project:
         if tag in ("name", "attr"):
             return self._const_ref(fi, scope, e, depth)
         return [], False
+
+    def vector(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Optional[Tuple[float, ...]]:
+        """The one numeric vector ``e`` stands for, or None: a list/tuple of constants, a name bound
+        to one (on every path), or ``[x * k for x in V]`` — how pixel means and stds are written."""
+        if depth > _MAX_DEPTH:
+            return None
+        tag = e[0]
+        if tag == "seq":
+            out = []
+            for el in e[2]:
+                vals, known = self.constants(fi, scope, el, depth + 1)
+                nums = {v.value for v in vals if type(v.value) in (int, float)}
+                if not known or len(nums) != 1 or len(vals) != sum(1 for v in vals if type(v.value) in (int, float)):
+                    return None
+                out.append(float(nums.pop()))
+            return tuple(out)
+        if tag in ("name", "attr"):
+            found = set()
+            for sfi, sscope, sexpr, _, _ in self.defining_exprs(fi, scope, e):
+                found.add(self.vector(sfi, sscope, sexpr, depth + 1) if sexpr is not None else None)
+            return found.pop() if len(found) == 1 else None
+        if tag == "comp" and e[1] in ("list", "tuple", "generator") and len(e[3]) == 1:
+            target, it = e[3][0]
+            base = self.vector(fi, scope, it, depth + 1)
+            if base is None or target[0] != "name":
+                return None
+            out = []
+            for x in base:
+                y = _eval_with(e[2], target[1], x)
+                if y is None:
+                    return None
+                out.append(y)
+            return tuple(out)
+        return None
 
     def _const_arith(self, fi: int, scope: int, e: Expr, depth: int) -> Tuple[List[Valued], bool]:
         if e[0] == "unary":

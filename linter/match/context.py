@@ -405,10 +405,8 @@ class MatchContext:
         self._instantiated[c] = out
         return out
 
-    def entry_reaches(self, entry: int, pattern: CallPattern) -> Optional[Call]:
-        """The first call matching ``pattern`` (any file) that entry script ``entry`` reaches."""
-        from linter.match.absent import _reaches, import_closure
-
+    def sites_matching(self, pattern: CallPattern) -> List[Call]:
+        """Every call of the project matching ``pattern``, in file/id order (memoised)."""
         sites = self._pattern_sites.get(id(pattern))
         if sites is None:
             saved, self.assume = self.assume, {}   # the answer must not depend on the question asked
@@ -418,6 +416,22 @@ class MatchContext:
             finally:
                 self.assume = saved
             self._pattern_sites[id(pattern)] = sites
+        return sites
+
+    def other_call(self, patterns: Sequence[CallPattern], fi: int, cid: int, same_file: bool) -> Optional[Call]:
+        """The first call other than ``(fi, cid)`` matching one of ``patterns``: in file ``fi``
+        when ``same_file``, else anywhere in the project (linted files and imported context)."""
+        for pattern in patterns:
+            for hit in self.sites_matching(pattern):
+                if hit != (fi, cid) and (not same_file or hit[0] == fi):
+                    return hit
+        return None
+
+    def entry_reaches(self, entry: int, pattern: CallPattern) -> Optional[Call]:
+        """The first call matching ``pattern`` (any file) that entry script ``entry`` reaches."""
+        from linter.match.absent import _reaches, import_closure
+
+        sites = self.sites_matching(pattern)
         if not sites:
             return None
         closure = import_closure(self, entry)

@@ -317,6 +317,16 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         return False
     if pred.entry is not None and not _entry_test(pred.entry, site, mc):
         return False
+    if pred.differs_from is not None and not _differs_from(pred.differs_from, site, mc):
+        return False
+    if pred.defines_callable is not None and _defines_callable(site, mc) != pred.defines_callable:
+        return False
+    for patterns, same_file in ((pred.file_calls, True), (pred.project_calls, False)):
+        if patterns:
+            hit = mc.other_call(patterns, site.fi, site.cid, same_file)
+            if hit is None:
+                return False
+            _record_related(site, mc, hit)
     if pred.version is not None:
         from linter.index.apis import parse_version, version_in
 
@@ -395,7 +405,71 @@ def _entry_test(test: Any, site: CallSite, mc: MatchContext) -> bool:
             continue
         site.data.setdefault("entry", p.files[e].path)
         if hit is not None:
-            call = p.files[hit[0]].calls[hit[1]]
-            site.data.setdefault("related", f"`{call.dotted or p.call_names(*hit)[0]}(...)` ({p.files[hit[0]].path}:{call.line})")
+            _record_related(site, mc, hit)
         return True
     return False
+
+
+def _known_floats(site: CallSite, mc: MatchContext, name: str) -> Optional[Tuple[float, ...]]:
+    """The one known value of an argument as a flat tuple of numbers (a scalar or a list)."""
+    a = site.arg(name)
+    if a is None:
+        return None
+    vec = mc.p.vector(site.fi, site.call.scope, a.value)
+    if vec is not None:
+        return vec
+    vals, complete = arg_values(site, mc, a, name, False)
+    nums = {_num(v.value) for v in vals}
+    if not complete or len(nums) != 1 or None in nums:
+        return None
+    return (nums.pop(),)  # type: ignore[return-value]
+
+
+def _same_constants(a: List[Tuple[float, ...]], b: List[Tuple[float, ...]], scale_free: bool) -> bool:
+    for k in ((1.0, 255.0, 1 / 255.0) if scale_free else (1.0,)):
+        if all(len(x) == len(y) and all(math.isclose(u, v * k, rel_tol=1e-3, abs_tol=1e-9) for u, v in zip(x, y))
+               for x, y in zip(a, b)):
+            return True
+    return False
+
+
+def _differs_from(test: Any, site: CallSite, mc: MatchContext) -> bool:
+    """All of ``test.args`` known here and on at least one other matching call of the file, and no
+    such call has the same values: two pipelines that should agree and do not."""
+    mine = [_known_floats(site, mc, name) for name in test.args]
+    if any(m is None for m in mine):
+        return False
+    others = []
+    for fi, cid in mc.sites_matching(test.call):
+        if fi != site.fi or cid == site.cid:
+            continue
+        other = mc.match(test.call, fi, cid)
+        theirs = [_known_floats(other, mc, name) for name in test.args] if other is not None else [None]
+        if any(t is None for t in theirs):
+            return False   # a counterpart we cannot read may well agree
+        if _same_constants(mine, theirs, test.scale_free):  # type: ignore[arg-type]
+            return False
+        others.append(other)
+    if not others:
+        return False
+    for name in test.args:
+        a = site.arg(name)
+        site.data.setdefault(name, a.text if a is not None else "")
+    o = others[0]
+    written = ", ".join(f"{name}={a.text}" for name in test.args for a in (o.arg(name),) if a is not None)
+    site.data.setdefault("related", f"`{o.call.dotted or o.names[0]}({written})` ({mc.p.files[o.fi].path}:{o.call.line})")
+    return True
+
+
+def _defines_callable(site: CallSite, mc: MatchContext) -> bool:
+    scope = site.call.scope
+    # Module code: every script defines functions, so only a lambda says "custom op here".
+    kinds = ("lambda",) if scope == 0 else ("lambda", "function", "class")
+    return any(f.parent == scope and f.kind in kinds for f in mc.p.files[site.fi].funcs)
+
+
+def _record_related(site: CallSite, mc: MatchContext, hit: Tuple[int, int]) -> None:
+    """``{related}`` for messages: the other call a predicate found, with its place."""
+    p = mc.p
+    call = p.files[hit[0]].calls[hit[1]]
+    site.data.setdefault("related", f"`{call.dotted or p.call_names(*hit)[0]}(...)` ({p.files[hit[0]].path}:{call.line})")
