@@ -169,7 +169,7 @@ class CallPred:
     named: Optional[GlobSet] = None
     version: Optional[str] = None
     file_calls: Tuple["CallPattern", ...] = ()
-    defines_callable: Optional[bool] = None
+    defines_data_op: Optional[bool] = None
     differs_from: Optional["DiffersFrom"] = None
     project_calls: Tuple["CallPattern", ...] = ()
 
@@ -380,7 +380,7 @@ class _Builder:
                                   for i, x in enumerate(c["entry"].get("reaches", ()))),
                 ) if "entry" in c else None,
                 version=self.version_spec(c["version"], p + ["version"]) if "version" in c else None,
-                defines_callable=c.get("defines_callable"),
+                defines_data_op=c.get("defines_data_op"),
                 differs_from=DiffersFrom(self.call_pattern(c["differs_from"]["call"], p + ["differs_from", "call"]),
                                          tuple(c["differs_from"]["args"]), bool(c["differs_from"].get("scale_free")))
                 if "differs_from" in c else None,

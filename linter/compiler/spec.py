@@ -137,11 +137,11 @@ _CALL_PRED = _obj(
             "Other calls in the same file match `call`, their `args` and this call's are all known, and none of them "
             "has the same values as this call (recorded as `{related}`): e.g. Normalize constants of an evaluation "
             "pipeline that match no training pipeline's."),
-        "defines_callable": {"type": "boolean", "description": "The enclosing function defines a lambda, a nested function or a class (in module code: a lambda) — e.g. a custom data op that may do the work a rule looks for."},
+        "defines_data_op": {"type": "boolean", "description": "The enclosing function (or module code) defines a lambda or a function and puts it in a list/tuple literal or passes it as `operations=` or to `.map`/`Compose` — a custom data op that may do the work a rule looks for."},
         "file_calls": {"type": "array", "items": _ref("call_pattern"), "minItems": 1,
                        "description": "Another call in the same file matches one of these patterns (recorded as `{related}`), e.g. a LayerNorm that does pass `epsilon`."},
         "project_calls": {"type": "array", "items": _ref("call_pattern"), "minItems": 1,
-                          "description": "Another call anywhere in the project (the linted files and the modules they import) matches one of these patterns (recorded as `{related}`)."},
+                          "description": "Another call in the call's program matches one of these patterns (recorded as `{related}`): the files the entry scripts that run this call import (transitively); every file of the run when no entry script reaches it."},
         "version": {"type": "string", "description": "The version assumed for the call's framework is in this range, e.g. `>=2.0` (see `--target-version`)."},
     },
     desc="Tests on the call itself rather than on one argument.",

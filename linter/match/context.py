@@ -420,12 +420,28 @@ class MatchContext:
 
     def other_call(self, patterns: Sequence[CallPattern], fi: int, cid: int, same_file: bool) -> Optional[Call]:
         """The first call other than ``(fi, cid)`` matching one of ``patterns``: in file ``fi``
-        when ``same_file``, else anywhere in the project (linted files and imported context)."""
+        when ``same_file``, else in the call's project (see :meth:`project_of`)."""
+        files = {fi} if same_file else self.project_of(fi, cid)
         for pattern in patterns:
             for hit in self.sites_matching(pattern):
-                if hit != (fi, cid) and (not same_file or hit[0] == fi):
+                if hit != (fi, cid) and (files is None or hit[0] in files):
                     return hit
         return None
+
+    def project_of(self, fi: int, cid: int) -> Optional[Set[int]]:
+        """The files of the program(s) a call belongs to: the import closures of the entry scripts
+        that reach it, else of those that import its file; None (every file of the run) when no
+        entry script does. A model zoo checked at once is many programs: one model's Normalize
+        says nothing about another model's pipeline."""
+        from linter.match.absent import import_closure
+
+        entries = self.entries_reaching(fi, cid) or [e for e in self.roles.entries() if fi in import_closure(self, e)]
+        if not entries:
+            return None
+        out: Set[int] = set()
+        for e in entries:
+            out |= import_closure(self, e)
+        return out
 
     def entry_reaches(self, entry: int, pattern: CallPattern) -> Optional[Call]:
         """The first call matching ``pattern`` (any file) that entry script ``entry`` reaches."""

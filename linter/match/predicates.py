@@ -319,7 +319,7 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         return False
     if pred.differs_from is not None and not _differs_from(pred.differs_from, site, mc):
         return False
-    if pred.defines_callable is not None and _defines_callable(site, mc) != pred.defines_callable:
+    if pred.defines_data_op is not None and _defines_data_op(site, mc) != pred.defines_data_op:
         return False
     for patterns, same_file in ((pred.file_calls, True), (pred.project_calls, False)):
         if patterns:
@@ -461,11 +461,37 @@ def _differs_from(test: Any, site: CallSite, mc: MatchContext) -> bool:
     return True
 
 
-def _defines_callable(site: CallSite, mc: MatchContext) -> bool:
+def _defines_data_op(site: CallSite, mc: MatchContext) -> bool:
+    facts = mc.p.files[site.fi]
     scope = site.call.scope
-    # Module code: every script defines functions, so only a lambda says "custom op here".
-    kinds = ("lambda",) if scope == 0 else ("lambda", "function", "class")
-    return any(f.parent == scope and f.kind in kinds for f in mc.p.files[site.fi].funcs)
+    lambdas = {i for i, f in enumerate(facts.funcs) if f.parent == scope and f.kind == "lambda"}
+    defs = {f.name for f in facts.funcs if f.parent == scope and f.kind in ("function", "class")}
+    if not lambdas and not defs:
+        return False
+
+    def is_op(e: Any) -> bool:
+        return (e[0] == "lambda" and e[1] in lambdas) or (e[0] == "name" and e[1] in defs)
+
+    def in_literal(e: Any, depth: int = 0) -> bool:
+        if depth > 6 or not isinstance(e, tuple) or not e:
+            return False
+        if e[0] == "seq":
+            return any(is_op(x) or in_literal(x, depth + 1) for x in e[2])
+        if e[0] in ("binop", "ifexp"):
+            return any(in_literal(x, depth + 1) for x in e[2:])
+        return False
+
+    for a in facts.assigns:
+        if a.scope == scope and in_literal(a.value):
+            return True
+    for cid, c in enumerate(facts.calls):
+        if c.scope != scope:
+            continue
+        last = (c.dotted or "").rsplit(".", 1)[-1]
+        for arg in c.args:
+            if in_literal(arg.value) or (is_op(arg.value) and (arg.keyword == "operations" or last in ("map", "Compose"))):
+                return True
+    return False
 
 
 def _record_related(site: CallSite, mc: MatchContext, hit: Tuple[int, int]) -> None:

@@ -128,7 +128,7 @@ def test_rich_plain(zoo) -> None:
     assert "\x1b[" not in text
     for p in zoo.projects:
         assert p.path in text
-    assert "4 project(s), 12 file(s): 5 found" in text
+    assert "4 project(s), 12 file(s): 6 found" in text
     assert "tests/audit/zoo/models/torch_vit/tools/train.py:38:13 MP301 [mp.03]" in text
 
 

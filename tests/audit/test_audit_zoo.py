@@ -29,7 +29,7 @@ EXPECTED: Dict[str, Dict[str, str]] = {
                          "hp.01": "manual", "hp.02": "manual", "hp.03": "manual", "ds.01": "manual"},
     "models/torch_vit": {"dp.03": "no-issue", "dp.05": "not-applicable", "mp.03": "found", "mp.02": "no-issue",
                          "wi.03": "no-issue", "api.02": "no-issue", "wi.02": "not-applicable", "cg.05": "not-applicable"},
-    "models/half_migrated": {"dp.03": "found", "api.01": "found", "api.02": "found", "wi.03": "no-issue",
+    "models/half_migrated": {"dp.01": "found", "dp.03": "found", "api.01": "found", "api.02": "found", "wi.03": "no-issue",
                              "mp.01": "not-applicable", "mp.02": "not-applicable", "dp.05": "not-applicable"},
     "deploy": {"hp.01": "not-applicable", "hp.02": "not-applicable", "hp.03": "not-applicable", "wi.03": "not-applicable",
                "wi.02": "no-issue", "dp.03": "not-applicable", "api.02": "no-issue"},

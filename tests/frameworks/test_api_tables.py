@@ -64,3 +64,47 @@ def test_tensorflow_facts_the_rules_use() -> None:
     assert _default(keras.layers.BatchNormalization, "momentum") == pytest.approx(0.99)  # API124
     assert list(inspect.signature(tf.nn.dropout).parameters)[1] == "rate"                # API104
     assert list(inspect.signature(tf.compat.v1.nn.dropout).parameters)[1] == "keep_prob"
+
+
+def test_mindspore_facts_of_the_api01_and_mp02_additions() -> None:
+    ms = _installed("mindspore")
+    nn = importlib.import_module("mindspore.nn")
+    ops = importlib.import_module("mindspore.ops")
+    np = importlib.import_module("numpy")
+    assert _default(nn.GELU, "approximate") is True                                   # API161: tanh form
+    assert _default(ops.gelu, "approximate") == "none"                                # API161: exact form
+    assert _default(nn.LayerNorm, "epsilon") == pytest.approx(1e-7)                   # API162
+    assert _default(importlib.import_module("mindspore.mint").nn.LayerNorm, "eps") == pytest.approx(1e-5)
+
+    class NetWithLoss(nn.Cell):                                                       # MP204
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 3)
+            self.loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+
+        def construct(self, x, y):
+            return self.loss(ops.cast(self.fc(x), ms.float32), y)
+
+    x, y = ms.Tensor(np.ones((2, 4), np.float32)), ms.Tensor(np.array([0, 1], np.int32))
+    for level in ("O2", "O3"):
+        net = NetWithLoss()
+        ms.amp.build_train_network(net, nn.Momentum(net.trainable_params(), 0.1, 0.9), level=level,
+                                   loss_scale_manager=None)
+        assert net(x, y).dtype == ms.float16, level      # loss inside: float16 despite the cast
+        backbone = nn.Dense(4, 3)
+        train = ms.amp.build_train_network(backbone, nn.Momentum(backbone.trainable_params(), 0.1, 0.9),
+                                           nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                                           level=level, loss_scale_manager=None)
+        assert train.network(x, y).dtype == ms.float32, level   # loss_fn given: cast back first
+
+
+def test_keras_compile_wraps_the_optimizer_under_mixed_float16() -> None:
+    _installed("tensorflow")
+    keras = importlib.import_module("keras")
+    keras.mixed_precision.set_global_policy("mixed_float16")                          # MP205's trap
+    try:
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, dtype="float32")])
+        model.compile(optimizer="sgd", loss="mse")
+        assert isinstance(model.optimizer, keras.mixed_precision.LossScaleOptimizer)
+    finally:
+        keras.mixed_precision.set_global_policy("float32")

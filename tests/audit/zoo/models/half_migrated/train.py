@@ -2,6 +2,7 @@
 import mindspore as ms
 from mindspore import nn, ops
 import mindspore.dataset as ds
+import mindspore.dataset.vision as vision
 
 from common.seeding import seed_everything
 
@@ -9,7 +10,7 @@ from common.seeding import seed_everything
 class Net(nn.Cell):
     def __init__(self, num_classes=10):
         super().__init__()
-        self.conv = nn.Conv2d(1, 32, 3)  # expect: API111
+        self.conv = nn.Conv2d(3, 32, 3)  # expect: API111
         self.relu = nn.ReLU()
         self.flatten = nn.Flatten()
         self.drop = nn.Dropout(0.1)  # expect: API101
@@ -21,7 +22,9 @@ class Net(nn.Cell):
 
 def train(data_dir, epochs=10):
     seed_everything(0)
-    data = ds.MnistDataset(data_dir, usage="train", shuffle=False).batch(64)  # expect: DP301
+    data = ds.ImageFolderDataset(data_dir, shuffle=False)  # expect: DP301
+    trans = [vision.Decode(), vision.Resize((28, 28)), vision.HWC2CHW()]  # expect: DP101
+    data = data.map(operations=trans, input_columns="image").batch(64)
     net = Net()
     loss_fn = nn.CrossEntropyLoss()
     optimizer = nn.Adam(net.trainable_params(), learning_rate=1e-3)
@@ -37,4 +40,4 @@ def train(data_dir, epochs=10):
 
 
 if __name__ == "__main__":
-    train("/data/mnist")
+    train("/data/digits")
