@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import builtins
 import os
-from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.facts.ir import calls_in_range, iter_returns, last_sid
 from linter.facts.model import ArgFact, CallFact, Expr, FileFacts, ImportFact
@@ -37,27 +37,6 @@ _MAX_VALUES = 24
 _MAX_DEPTH = 6
 _EMPTY: FrozenSet[Value] = frozenset()
 _UNK: FrozenSet[Value] = frozenset((UNKNOWN,))
-def _eval_with(e: Expr, name: str, x: float) -> Optional[float]:
-    """Arithmetic over literals and one variable ``name`` = ``x`` (a comprehension's element)."""
-    tag = e[0]
-    if tag == "const":
-        return float(e[1]) if type(e[1]) in (int, float) else None
-    if tag == "name":
-        return x if e[1] == name else None
-    if tag == "unary" and e[1] == "-":
-        v = _eval_with(e[2], name, x)
-        return None if v is None else -v
-    if tag == "binop" and e[1] in _ARITH:
-        a, b = _eval_with(e[2], name, x), _eval_with(e[3], name, x)
-        if a is None or b is None:
-            return None
-        try:
-            return float(_ARITH[e[1]](a, b))
-        except (ArithmeticError, ValueError):
-            return None
-    return None
-
-
 _ARITH = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
@@ -67,6 +46,27 @@ _ARITH = {
     "%": lambda a, b: a % b,
     "**": lambda a, b: a ** b if abs(b) <= 64 else None,
 }
+
+
+def _eval_with(e: Expr, name: str, x: float, leaf: Callable[[Expr], Optional[float]]) -> Optional[float]:
+    """Arithmetic over one variable ``name`` = ``x`` (a comprehension's element) and other
+    leaves, which ``leaf`` resolves to one number (or None)."""
+    tag = e[0]
+    if tag == "name" and e[1] == name:
+        return x
+    if tag == "unary" and e[1] == "-":
+        v = _eval_with(e[2], name, x, leaf)
+        return None if v is None else -v
+    if tag == "binop" and e[1] in _ARITH:
+        a, b = _eval_with(e[2], name, x, leaf), _eval_with(e[3], name, x, leaf)
+        if a is None or b is None:
+            return None
+        try:
+            r = _ARITH[e[1]](a, b)
+        except (ArithmeticError, ValueError):
+            return None
+        return None if r is None or isinstance(r, complex) else float(r)
+    return leaf(e)
 
 
 def _sorted(vals: Iterable[Value]) -> List[Value]:
@@ -977,15 +977,17 @@ class Project:
         if depth > _MAX_DEPTH:
             return None
         tag = e[0]
+        def number(x: Expr) -> Optional[float]:
+            vals, known = self.constants(fi, scope, x, depth + 1)
+            nums = {v.value for v in vals}
+            if not known or len(nums) != 1:
+                return None
+            v = nums.pop()
+            return float(v) if type(v) in (int, float) else None
+
         if tag == "seq":
-            out = []
-            for el in e[2]:
-                vals, known = self.constants(fi, scope, el, depth + 1)
-                nums = {v.value for v in vals if type(v.value) in (int, float)}
-                if not known or len(nums) != 1 or len(vals) != sum(1 for v in vals if type(v.value) in (int, float)):
-                    return None
-                out.append(float(nums.pop()))
-            return tuple(out)
+            out = [number(el) for el in e[2]]
+            return None if any(v is None for v in out) else tuple(out)  # type: ignore[arg-type]
         if tag in ("name", "attr"):
             found = set()
             for sfi, sscope, sexpr, _, _ in self.defining_exprs(fi, scope, e):
@@ -998,7 +1000,7 @@ class Project:
                 return None
             out = []
             for x in base:
-                y = _eval_with(e[2], target[1], x)
+                y = _eval_with(e[2], target[1], x, number)
                 if y is None:
                     return None
                 out.append(y)

@@ -462,6 +462,9 @@ def _differs_from(test: Any, site: CallSite, mc: MatchContext) -> bool:
 
 
 def _defines_data_op(site: CallSite, mc: MatchContext) -> bool:
+    """The call's function defines a lambda or a local function and uses it as a data op: inside
+    a list/tuple literal, or given to ``.map``/``Compose``/``operations=``. A local function passed
+    to ``value_and_grad`` is not one (training code often builds pipelines and steps side by side)."""
     facts = mc.p.files[site.fi]
     scope = site.call.scope
     lambdas = {i for i, f in enumerate(facts.funcs) if f.parent == scope and f.kind == "lambda"}

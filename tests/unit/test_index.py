@@ -5,6 +5,8 @@ import os
 import textwrap
 from typing import Dict
 
+import pytest
+
 from linter.api import VIRTUAL_ROOT
 from linter.facts.extract import extract
 from linter.index.project import Project
@@ -153,3 +155,28 @@ def test_wildcard_alias_drops_a_submodule_not_the_name() -> None:
     assert apis.canonical("mindspore.nn.optim.Adam") == "mindspore.nn.Adam"
     assert apis.canonical("mindspore.nn.optim.adam.Adam") == "mindspore.nn.Adam"
     assert apis.canonical("mindspore.nn.layer.Dense") == "mindspore.nn.Dense"
+
+
+def test_vectors_of_literals_names_modules_and_comprehensions() -> None:
+    p = project({
+        "consts.py": "MEAN = (0.485, 0.456, 0.406)\n",
+        "m.py": """
+            import consts
+            SCALE = 255
+            STD = [0.229, 0.224, 0.225]
+            if flag:
+                ODD = [1, 2]
+            else:
+                ODD = [1, 3]
+            def f(mean_in):
+                use([m * SCALE for m in consts.MEAN], STD, [-s for s in STD], ODD, mean_in,
+                    [x ** 100 for x in STD], [0.5] * 3, ["a", 1])
+        """,
+    })
+    fi = 1
+    use = next(c for c in p.files[fi].calls if c.dotted == "use")
+    got = [p.vector(fi, use.scope, a.value) for a in use.args]
+    assert got[0] == pytest.approx((123.675, 116.28, 103.53))
+    assert got[1] == (0.229, 0.224, 0.225) and got[2] == (-0.229, -0.224, -0.225)
+    # two possible values, an unknown parameter, an overflowing power, a repeated list, strings: none
+    assert got[3:] == [None, None, None, None, None]
