@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from linter.compiler.build import CompiledRule
 from linter.fix.apply import Refusal, apply, plan
 from linter.model import Finding
 from linter.pipeline import RunResult
+
+if TYPE_CHECKING:
+    from linter.cache import Cache
 
 MAX_ROUNDS = 10
 FIX_KEY = "fix"
@@ -91,23 +94,56 @@ def _by_file(findings: Sequence[Finding], by_id: Dict[str, CompiledRule]) -> Dic
     return out
 
 
-def annotate(result: RunResult, rules: Sequence[CompiledRule], lang: str = "en") -> Tuple[int, int]:
+def annotate(result: RunResult, rules: Sequence[CompiledRule], lang: str = "en",
+             cache: Optional["Cache"] = None, rules_key: str = "") -> Tuple[int, int]:
     """Attach the available fix to each finding (``data["fix"]``, the JSON object reports
-    show); returns (findings with a safe fix, findings with an unsafe one). Notebooks get none."""
+    show); returns (findings with a safe fix, findings with an unsafe one). Notebooks get none.
+
+    Planning re-parses every file that has a fixable finding (libcst with positions: the
+    dominant cost of a warm run otherwise), so with a ``cache`` the fixes of a file are kept
+    under its text, its findings and ``rules_key`` (the digest of the rule packs)."""
     by_id = {r.id: r for r in rules if r.fixes}
     safe = unsafe = 0
     for path, findings in _by_file(result.findings, by_id).items():
         text = result.sources.get(path)
         if text is None or path.endswith(".ipynb"):
             continue
-        fixes, _ = plan(findings, text, by_id)
-        for fx in fixes:
-            fx.finding.data[FIX_KEY] = fx.to_json(text, lang)
-            if fx.safe:
+        key = _annotate_key(cache, rules_key, lang, text, findings)
+        planned = cache.get("fixes", "v1", key) if key else None
+        if not isinstance(planned, list) or len(planned) != len(findings):
+            fixes, _ = plan(findings, text, by_id)
+            index = {id(fx.finding): fx for fx in fixes}
+            planned = [(index[id(f)].to_json(text, lang), index[id(f)].safe) if id(f) in index else None
+                       for f in findings]
+            if key:
+                cache.put("fixes", "v1", key, planned)  # type: ignore[union-attr]
+        for f, got in zip(findings, planned):
+            if got is None:
+                continue
+            f.data[FIX_KEY], is_safe = got
+            if is_safe:
                 safe += 1
             else:
                 unsafe += 1
     return safe, unsafe
+
+
+def _annotate_key(cache: Optional["Cache"], rules_key: str, lang: str, text: str,
+                  findings: Sequence[Finding]) -> str:
+    """Everything a file's fixes depend on; empty (no caching) when something is not plainly
+    printable (a value whose repr is an address would make every key unique anyway)."""
+    if cache is None or not cache.enabled or not rules_key:
+        return ""
+    parts = [rules_key, lang, text]
+    for f in findings:
+        s = f.span
+        part = repr((f.rule, s.line, s.column, s.end_line, s.end_column, sorted((k, v) for k, v in f.data.items() if k != FIX_KEY)))
+        if " at 0x" in part:
+            return ""
+        parts.append(part)
+    from linter.cache import Cache
+
+    return Cache.digest(parts)
 
 
 def fix_json(f: Finding) -> Optional[Dict[str, object]]:

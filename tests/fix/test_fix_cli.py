@@ -162,3 +162,29 @@ def test_opt_in_rule_runs_only_when_selected(tmp_path) -> None:
     assert code == 1 and "API105" in out
     assert "API105" in run("--format", "concise", "--select", "ALL", ".", cwd=str(tmp_path))[1]
     assert run("--fix", ".", cwd=str(tmp_path))[0] == 0 and "keep_prob=0.9" in (tmp_path / "m.py").read_text()
+
+
+def test_fix_annotations_are_cached_and_identical(tmp_path, monkeypatch) -> None:
+    """A warm run must not re-parse files to find their fixes (it dominated warm-run time);
+    the cached fix objects are the ones planning gives, and an edited file is planned again."""
+    import linter.fix.run as fixrun
+
+    shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / "ex")
+    cache = tmp_path / "cache"
+
+    def json_run() -> str:
+        out, err = io.StringIO(), io.StringIO()
+        main(["check", "--cache-dir", str(cache), "--format", "json", str(tmp_path / "ex")], out, err)
+        return out.getvalue()
+
+    cold = json_run()
+    assert '"fix": {' in cold
+    calls = []
+    real_plan = fixrun.plan
+    monkeypatch.setattr(fixrun, "plan", lambda *a, **k: calls.append(a[1]) or real_plan(*a, **k))
+    assert json_run() == cold and calls == []
+    fixable = sorted({f["path"] for f in json.loads(cold)["findings"] if f.get("fix")})
+    target = tmp_path / os.path.join(os.getcwd(), fixable[0])   # report paths are relative to the cwd
+    target.write_text(target.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    json_run()
+    assert len(calls) == 1 and calls[0].endswith("# edited\n")
