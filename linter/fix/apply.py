@@ -82,12 +82,15 @@ def _variants(rule: CompiledRule, f: Finding) -> List[FixSpec]:
     return [rule.fixes[int(i)] for i in chosen.split(",") if i]
 
 
-def compiles(text: str, path: str) -> Optional[str]:
-    """None if ``text`` parses (libcst) and compiles; else the error."""
-    try:
-        cst.parse_module(text)
-    except Exception as exc:
-        return f"the result would not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+def compiles(text: str, path: str, libcst_too: bool = True) -> Optional[str]:
+    """None if ``text`` parses (libcst) and compiles; else the error. Without ``libcst_too``
+    only CPython's compiler checks it (a few ms instead of a libcst parse: enough to say
+    whether a report may offer the fix; applying it checks both)."""
+    if libcst_too:
+        try:
+            cst.parse_module(text)
+        except Exception as exc:
+            return f"the result would not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -100,8 +103,9 @@ def compiles(text: str, path: str) -> Optional[str]:
 
 
 def plan(findings: Sequence[Finding], text: str, rules: Dict[str, CompiledRule],
-         src: Optional[SourceFile] = None) -> Tuple[List[Fix], List[Refusal]]:
-    """The fix of every finding of one file that has one (verified on its own)."""
+         src: Optional[SourceFile] = None, quick: bool = False) -> Tuple[List[Fix], List[Refusal]]:
+    """The fix of every finding of one file that has one (verified on its own; ``quick``:
+    by CPython's compiler only, for reports that offer fixes without applying them)."""
     fixes: List[Fix] = []
     refusals: List[Refusal] = []
     todo = [f for f in findings if f.rule in rules and rules[f.rule].fixes and f.cell is None]
@@ -112,7 +116,7 @@ def plan(findings: Sequence[Finding], text: str, rules: Dict[str, CompiledRule],
             src = SourceFile(text)
         except Exception:
             return fixes, refusals
-    original_ok = compiles(text, todo[0].path) is None
+    original_ok = compiles(text, todo[0].path, not quick) is None
     for f in todo:
         s = f.span
         for spec in _variants(rules[f.rule], f):
@@ -122,7 +126,7 @@ def plan(findings: Sequence[Finding], text: str, rules: Dict[str, CompiledRule],
                 continue
             if not edits:
                 continue
-            problem = compiles(apply_edits(text, edits), f.path) if original_ok else None
+            problem = compiles(apply_edits(text, edits), f.path, not quick) if original_ok else None
             if problem is not None:
                 refusals.append(Refusal(f.path, s.line, f.rule, problem))
                 break

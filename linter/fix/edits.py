@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
@@ -42,12 +42,19 @@ class SourceFile:
     def __init__(self, text: str) -> None:
         self.text = text
         self.module = cst.parse_module(text)
-        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        self.pos = wrapper.resolve(PositionProvider)
-        self.parents = wrapper.resolve(ParentNodeProvider)
+        self._wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        self.pos = self._wrapper.resolve(PositionProvider)
+        self._parents: Optional[Mapping[cst.CSTNode, cst.CSTNode]] = None
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         self.newline = self.module.default_newline
         self._calls: Optional[Dict[Tuple[int, int, int, int], cst.Call]] = None
+
+    @property
+    def parents(self) -> Mapping[cst.CSTNode, cst.CSTNode]:
+        """Parent links, resolved on first use: most fixes only replace a call's arguments."""
+        if self._parents is None:
+            self._parents = self._wrapper.resolve(ParentNodeProvider)
+        return self._parents
 
     # ------------------------------------------------------------------ positions
     def offset(self, line: int, column: int) -> int:

@@ -111,7 +111,7 @@ def annotate(result: RunResult, rules: Sequence[CompiledRule], lang: str = "en",
         key = _annotate_key(cache, rules_key, lang, text, findings)
         planned = cache.get("fixes", "v1", key) if key else None
         if not isinstance(planned, list) or len(planned) != len(findings):
-            fixes, _ = plan(findings, text, by_id)
+            fixes, _ = plan(findings, text, by_id, quick=True)
             index = {id(fx.finding): fx for fx in fixes}
             planned = [(index[id(f)].to_json(text, lang), index[id(f)].safe) if id(f) in index else None
                        for f in findings]

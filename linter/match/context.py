@@ -83,6 +83,7 @@ class MatchContext:
         self._used_by: Dict[Tuple[int, int, int], bool] = {}
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
         self._pattern_sites: Dict[int, List[Call]] = {}
+        self._all_candidates: Dict[int, List[Call]] = {}
         self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = {}
         self._instantiated: Dict[Cls, Set[int]] = {}
         self.assume: Dict[str, Any] = {}
@@ -131,6 +132,14 @@ class MatchContext:
                 ids.update(facts.callee_index[k])
             for cid in sorted(ids):
                 yield fi, cid
+
+    def all_candidates(self, pattern: CallPattern) -> List[Call]:
+        """:meth:`candidates` over every file, memoised: per-call questions ("does some call
+        anywhere use this object?") would otherwise rescan every file's index for every call."""
+        hit = self._all_candidates.get(id(pattern))
+        if hit is None:
+            hit = self._all_candidates[id(pattern)] = list(self.candidates(pattern, range(len(self.p.files))))
+        return hit
 
     def _renamed_imports(self, fi: int) -> Dict[str, Tuple[str, ...]]:
         """Imported name → the local names it is bound to under ``as`` (callee-index keys are
@@ -411,7 +420,7 @@ class MatchContext:
         if sites is None:
             saved, self.assume = self.assume, {}   # the answer must not depend on the question asked
             try:
-                sites = [(fi, cid) for fi, cid in self.candidates(pattern, range(len(self.p.files)))
+                sites = [(fi, cid) for fi, cid in self.all_candidates(pattern)
                          if self.match(pattern, fi, cid) is not None]
             finally:
                 self.assume = saved
@@ -508,7 +517,7 @@ class MatchContext:
         self._attr_used_by[key] = False
         origin = (fi, cid)
         found = False
-        for gfi, gcid in self.candidates(pattern, range(len(self.p.files))):
+        for gfi, gcid in self.all_candidates(pattern):
             c = self.p.files[gfi].calls[gcid]
             exprs: List[Expr] = [c.func[1]] if c.func[0] == "attr" else []
             exprs += [a.value for a in c.args[:1] if a.keyword is None and not a.star]
@@ -535,7 +544,7 @@ class MatchContext:
         self._used_by[key] = False
         origin = (fi, cid)
         found = False
-        for gfi, gcid in self.candidates(pattern, range(len(self.p.files))):
+        for gfi, gcid in self.all_candidates(pattern):
             c = self.p.files[gfi].calls[gcid]
             recv_exprs: List[Expr] = []
             if c.func[0] == "attr":
