@@ -34,7 +34,7 @@ def add_parser(sub: "argparse._SubParsersAction", epilog_format: type) -> None:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from linter import __version__
-    from linter.audit import audit_path
+    from linter.audit.run import audit_path
     from linter.audit.model import FOUND
     from linter.audit.spec import AuditSpecError, load_audit_spec
     from linter.config import ConfigError

@@ -11,7 +11,7 @@ from typing import Dict, List
 
 import pytest
 
-from linter.audit import audit_path
+from linter.audit.run import audit_path
 from linter.audit.render_html import write_html
 from linter.audit.render_markdown import write_markdown
 from linter.audit.render_text import write_rich

@@ -10,7 +10,7 @@ from typing import Dict, Set, Tuple
 
 import pytest
 
-from linter.audit import audit_path
+from linter.audit.run import audit_path
 from linter.audit.model import STATUSES
 from linter.cli import main
 from linter.pipeline import Options
