@@ -184,7 +184,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _encoding(out, st.format)
     report = Report(result, st, cwd)
     if st.format in ANNOTATED_FORMATS and not args.statistics:
-        report.fixable = annotate(result, st.packs.rules, st.lang, st.options.cache, st.packs.digest)
+        report.fixable = annotate(result, st.packs.rules, st.lang, st.options.cache, st.packs.digest, st.options.jobs)
     if args.write_baseline:
         try:
             n = report.write_baseline(os.path.join(cwd, args.write_baseline))
@@ -282,7 +282,7 @@ def _fix(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[st
                 err.write(f"trainlint: cannot write {path}: {exc.strerror or exc}\n")
                 return EXIT_ERROR
         report_out = out
-    fixable = annotate(result, st.packs.rules, st.lang, st.options.cache, st.packs.digest)
+    fixable = annotate(result, st.packs.rules, st.lang, st.options.cache, st.packs.digest, st.options.jobs)
     _encoding(report_out, st.format)
     report = Report(result, st, cwd)
     report.fixable = fixable

@@ -95,28 +95,32 @@ def _by_file(findings: Sequence[Finding], by_id: Dict[str, CompiledRule]) -> Dic
 
 
 def annotate(result: RunResult, rules: Sequence[CompiledRule], lang: str = "en",
-             cache: Optional["Cache"] = None, rules_key: str = "") -> Tuple[int, int]:
+             cache: Optional["Cache"] = None, rules_key: str = "", jobs: int = 1) -> Tuple[int, int]:
     """Attach the available fix to each finding (``data["fix"]``, the JSON object reports
     show); returns (findings with a safe fix, findings with an unsafe one). Notebooks get none.
 
-    Planning re-parses every file that has a fixable finding (libcst with positions: the
-    dominant cost of a warm run otherwise), so with a ``cache`` the fixes of a file are kept
-    under its text, its findings and ``rules_key`` (the digest of the rule packs)."""
+    Planning re-parses every file that has a fixable finding (libcst with positions), so with a
+    ``cache`` the fixes of a file are kept under its text, its findings and ``rules_key`` (the
+    digest of the rule packs), and the files still to plan are shared by ``jobs`` workers."""
     by_id = {r.id: r for r in rules if r.fixes}
-    safe = unsafe = 0
+    work: List[Tuple[str, List[Finding], str]] = []   # (text, findings, cache key) still to plan
+    done: List[Tuple[List[Finding], list]] = []
     for path, findings in _by_file(result.findings, by_id).items():
         text = result.sources.get(path)
         if text is None or path.endswith(".ipynb"):
             continue
         key = _annotate_key(cache, rules_key, lang, text, findings)
         planned = cache.get("fixes", "v1", key) if key else None
-        if not isinstance(planned, list) or len(planned) != len(findings):
-            fixes, _ = plan(findings, text, by_id, quick=True)
-            index = {id(fx.finding): fx for fx in fixes}
-            planned = [(index[id(f)].to_json(text, lang), index[id(f)].safe) if id(f) in index else None
-                       for f in findings]
-            if key:
-                cache.put("fixes", "v1", key, planned)  # type: ignore[union-attr]
+        if isinstance(planned, list) and len(planned) == len(findings):
+            done.append((findings, planned))
+        else:
+            work.append((text, findings, key))
+    for (text, findings, key), planned in zip(work, _plan_all(work, by_id, lang, jobs)):
+        if key:
+            cache.put("fixes", "v1", key, planned)  # type: ignore[union-attr]
+        done.append((findings, planned))
+    safe = unsafe = 0
+    for findings, planned in done:
         for f, got in zip(findings, planned):
             if got is None:
                 continue
@@ -126,6 +130,43 @@ def annotate(result: RunResult, rules: Sequence[CompiledRule], lang: str = "en",
             else:
                 unsafe += 1
     return safe, unsafe
+
+
+_PLAN_WORK: List[Tuple[str, List[Finding], str]] = []
+_PLAN_ARGS: Tuple[Dict[str, CompiledRule], str] = ({}, "en")
+_PARALLEL_MIN_FILES = 16
+
+
+def _plan_one(i: int) -> list:
+    """The fix objects of work item ``i`` (one per finding, None where there is none)."""
+    text, findings, _ = _PLAN_WORK[i]
+    by_id, lang = _PLAN_ARGS
+    fixes, _ = plan(findings, text, by_id, quick=True)
+    index = {id(fx.finding): fx for fx in fixes}
+    return [(index[id(f)].to_json(text, lang), index[id(f)].safe) if id(f) in index else None for f in findings]
+
+
+def _plan_all(work: List[Tuple[str, List[Finding], str]], by_id: Dict[str, CompiledRule], lang: str,
+              jobs: int) -> List[list]:
+    """Plans for every work item, in order; forked workers read the work from module globals
+    (nothing to pickle on the way in), so it runs in parallel only where fork exists."""
+    global _PLAN_WORK, _PLAN_ARGS
+    _PLAN_WORK, _PLAN_ARGS = work, (by_id, lang)
+    try:
+        from linter.parse import _context
+
+        ctx = _context()
+        if jobs <= 1 or len(work) < _PARALLEL_MIN_FILES or ctx.get_start_method() != "fork":
+            return [_plan_one(i) for i in range(len(work))]
+        from concurrent.futures import ProcessPoolExecutor
+
+        try:
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+                return list(pool.map(_plan_one, range(len(work)), chunksize=max(1, len(work) // (jobs * 4))))
+        except Exception:   # a dead worker: plan here (fixes are an annotation, never worth failing for)
+            return [_plan_one(i) for i in range(len(work))]
+    finally:
+        _PLAN_WORK, _PLAN_ARGS = [], ({}, "en")
 
 
 def _annotate_key(cache: Optional["Cache"], rules_key: str, lang: str, text: str,

@@ -188,3 +188,19 @@ def test_fix_annotations_are_cached_and_identical(tmp_path, monkeypatch) -> None
     target.write_text(target.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     json_run()
     assert len(calls) == 1 and calls[0].endswith("# edited\n")
+
+
+def test_fix_annotations_planned_in_parallel_are_the_serial_ones(tmp_path) -> None:
+    """With -j2 and enough files the fixes are planned by forked workers; the report must not change."""
+    import linter.fix.run as fixrun
+
+    for i in range(6):   # 3 files with fixable findings per copy: 18 files, above the parallel threshold
+        shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / f"ex{i}")
+    outputs = []
+    for jobs in ("1", "2"):
+        out, err = io.StringIO(), io.StringIO()
+        main(["check", "--no-cache", "-j", jobs, "--format", "json", str(tmp_path)], out, err)
+        outputs.append(out.getvalue())
+    fixable = {f["path"] for f in json.loads(outputs[0])["findings"] if f.get("fix")}
+    assert len(fixable) >= fixrun._PARALLEL_MIN_FILES
+    assert outputs[0] == outputs[1]
