@@ -471,6 +471,12 @@ def test_code_after_an_if_that_returns_is_its_else_branch(tmp_path) -> None:
     assert [f.span.line for f in res.findings] == [6]
 
 
+def _probe(tmp_path, name: str, match: str, src):
+    """Findings of a one-rule pack (rule DP599, `match` under `match.call`) on ``src``."""
+    return check_sources(src, _call_pack(tmp_path, name, textwrap.dedent(match)),
+                         Options(select=lambda r: r == "DP599")).findings
+
+
 OTHER_SRC = {
     "a.py": textwrap.dedent("""
         import torch
@@ -487,52 +493,49 @@ OTHER_SRC = {
 
 
 def test_file_calls_looks_in_the_same_file_only_and_never_at_the_call_itself(tmp_path) -> None:
-    packs = _call_pack(tmp_path, "shuffled-neighbour", textwrap.dedent("""\
+    findings = _probe(tmp_path, "shuffled-neighbour", """\
         name: [torch.utils.data.DataLoader]
         where:
           all:
             - {arg: shuffle, missing: true}
             - call: {file_calls: [{name: [torch.utils.data.DataLoader], where: {arg: shuffle, missing: false}}]}
-    """))
-    res = check_sources(OTHER_SRC, packs, Options(select=lambda r: r == "DP599"))
-    assert [(f.path, f.span.line) for f in res.findings] == [("a.py", 3)]
-    assert "a.py:4" in res.findings[0].message   # {related}: the neighbour that passes shuffle
+    """, OTHER_SRC)
+    assert [(f.path, f.span.line) for f in findings] == [("a.py", 3)]
+    assert "a.py:4" in findings[0].message   # {related}: the neighbour that passes shuffle
 
 
 def test_file_calls_excludes_the_matching_call_itself(tmp_path) -> None:
     """Every loader matches the inner pattern; a file with one loader has no *other* one."""
-    packs = _call_pack(tmp_path, "another-loader", textwrap.dedent("""\
+    findings = _probe(tmp_path, "another-loader", """\
         name: [torch.utils.data.DataLoader]
         where: {call: {file_calls: [{name: [torch.utils.data.DataLoader]}]}}
-    """))
-    res = check_sources(OTHER_SRC, packs, Options(select=lambda r: r == "DP599"))
-    assert sorted((f.path, f.span.line) for f in res.findings) == [("a.py", 3), ("a.py", 4), ("b.py", 3), ("b.py", 4)]
+    """, OTHER_SRC)
+    assert sorted((f.path, f.span.line) for f in findings) == [("a.py", 3), ("a.py", 4), ("b.py", 3), ("b.py", 4)]
 
 
 def test_project_calls_looks_in_every_file(tmp_path) -> None:
-    packs = _call_pack(tmp_path, "shuffled-anywhere", textwrap.dedent("""\
+    findings = _probe(tmp_path, "shuffled-anywhere", """\
         name: [torch.utils.data.DataLoader]
         where:
           all:
             - {arg: shuffle, missing: true}
             - call: {project_calls: [{name: [torch.utils.data.DataLoader], where: {arg: shuffle, missing: false}}]}
-    """))
-    res = check_sources(OTHER_SRC, packs, Options(select=lambda r: r == "DP599"))
-    assert sorted((f.path, f.span.line) for f in res.findings) == [("a.py", 3), ("b.py", 3), ("b.py", 4), ("c.py", 2)]
-    assert all("a.py:4" in f.message for f in res.findings)
+    """, OTHER_SRC)
+    assert sorted((f.path, f.span.line) for f in findings) == [("a.py", 3), ("b.py", 3), ("b.py", 4), ("c.py", 2)]
+    assert all("a.py:4" in f.message for f in findings)
     # under `not`: nothing else in the project passes `sampler`, so every loader is reported
-    packs = _call_pack(tmp_path, "no-sampler-anywhere", textwrap.dedent("""\
+    findings = _probe(tmp_path, "no-sampler-anywhere", """\
         name: [torch.utils.data.DataLoader]
         where: {not: {call: {project_calls: [{name: [torch.utils.data.DataLoader], where: {arg: sampler, missing: false}}]}}}
-    """))
-    assert len(check_sources(OTHER_SRC, packs, Options(select=lambda r: r == "DP599")).findings) == 5
+    """, OTHER_SRC)
+    assert len(findings) == 5
 
 
 def test_defines_data_op_needs_a_local_callable_used_as_an_op(tmp_path) -> None:
-    packs = _call_pack(tmp_path, "custom-op-nearby", textwrap.dedent("""\
+    match = """\
         name: [torch.utils.data.DataLoader]
         where: {call: {defines_data_op: true}}
-    """))
+    """
     src = {"m.py": textwrap.dedent("""
         import torch
         def helper():
@@ -554,10 +557,10 @@ def test_defines_data_op_needs_a_local_callable_used_as_an_op(tmp_path) -> None:
             return torch.utils.data.DataLoader(ds)
         b = torch.utils.data.DataLoader(ds.map(operations=helper))
     """)}
-    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
+    findings = _probe(tmp_path, "custom-op-nearby", match, src)
     # a function passed to value_and_grad/grad is not a data op; one in a list or given to .map is;
     # module code counts as one scope (helper is given to .map at line 20, so line 5 holds too)
-    assert sorted(f.span.line for f in res.findings) == [5, 8, 12, 20]
+    assert sorted(f.span.line for f in findings) == [5, 8, 12, 20]
 
 
 NORM_SRC = textwrap.dedent("""
@@ -572,7 +575,7 @@ NORM_SRC = textwrap.dedent("""
 
 
 def test_differs_from_compares_resolved_vectors_scale_free(tmp_path) -> None:
-    packs = _call_pack(tmp_path, "eval-normalize", textwrap.dedent("""\
+    match = """\
         name: [torchvision.transforms.Normalize]
         context: {pipeline: evaluation}
         where:
@@ -581,41 +584,32 @@ def test_differs_from_compares_resolved_vectors_scale_free(tmp_path) -> None:
               call: {name: [torchvision.transforms.Normalize], context: {pipeline: training}}
               args: [mean, std]
               scale_free: SCALE
-    """).replace("SCALE", "true"))
-    res = check_sources({"t.py": NORM_SRC}, packs, Options(select=lambda r: r == "DP599"))
+    """
+    findings = _probe(tmp_path, "eval-normalize", match.replace("SCALE", "true"), {"t.py": NORM_SRC})
     # val_tf: the same constants x255 (equal); test_tf: one std digit differs; eval_tf: unknown mean
-    assert [f.span.line for f in res.findings] == [7]
-    packs = _call_pack(tmp_path, "eval-normalize-strict", textwrap.dedent("""\
-        name: [torchvision.transforms.Normalize]
-        context: {pipeline: evaluation}
-        where:
-          call:
-            differs_from:
-              call: {name: [torchvision.transforms.Normalize], context: {pipeline: training}}
-              args: [mean, std]
-    """))
-    res = check_sources({"t.py": NORM_SRC}, packs, Options(select=lambda r: r == "DP599"))
-    assert [f.span.line for f in res.findings] == [6, 7]
+    assert [f.span.line for f in findings] == [7]
+    findings = _probe(tmp_path, "eval-normalize-strict", match.replace("SCALE", "false"), {"t.py": NORM_SRC})
+    assert [f.span.line for f in findings] == [6, 7]
     # no training Normalize in the file: nothing to differ from
     only_eval = "import torchvision.transforms as T\nval_tf = T.Compose([T.Normalize([0.5], [0.5])])\n"
-    assert not check_sources({"t.py": only_eval}, packs, Options(select=lambda r: r == "DP599")).findings
+    assert not _probe(tmp_path, "eval-normalize-alone", match.replace("SCALE", "false"), {"t.py": only_eval})
 
 
 def test_project_calls_stay_inside_the_program_of_the_call(tmp_path) -> None:
     """Two training scripts in one run are two programs: a shuffle=True in one says nothing about
     the other; a file no entry script reaches is compared with the whole run."""
-    packs = _call_pack(tmp_path, "shuffled-in-program", textwrap.dedent("""\
+    match = """\
         name: [torch.utils.data.DataLoader]
         where:
           all:
             - {arg: shuffle, missing: true}
             - not: {call: {project_calls: [{name: [torch.utils.data.DataLoader], where: {arg: shuffle, missing: false}}]}}
-    """))
+    """
     src = {
         "a/data.py": "import torch\ndef loader(ds):\n    return torch.utils.data.DataLoader(ds, shuffle=True)\n",
         "a/train.py": "import torch\nfrom data import loader\nval = torch.utils.data.DataLoader([0])\nfor x in loader([1]):\n    x.backward()\n",
         "b/train.py": "import torch\nfor x in torch.utils.data.DataLoader([1]):\n    x.backward()\n",
         "lonely.py": "import torch\nL = torch.utils.data.DataLoader([2])\n",
     }
-    res = check_sources(src, packs, Options(select=lambda r: r == "DP599"))
-    assert sorted((f.path, f.span.line) for f in res.findings) == [("b/train.py", 2)]
+    findings = _probe(tmp_path, "shuffled-in-program", match, src)
+    assert sorted((f.path, f.span.line) for f in findings) == [("b/train.py", 2)]
