@@ -89,7 +89,7 @@ def read_yaml(path: str, text: Optional[str] = None) -> YamlDoc:
 
 
 _CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
-_CJK_GAP = re.compile(f"(?<=[{_CJK}])[ \t]+(?=[{_CJK}])")
+_CJK_GAP = re.compile(f"(?<=[{_CJK}])[ \t]+(?=[{_CJK}])|(?<=[，。；：、！？])[ \t]+")
 
 
 def _join_chinese(data: Any) -> Any:

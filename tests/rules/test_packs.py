@@ -75,11 +75,13 @@ def test_folded_chinese_text_has_no_spaces_between_chinese_characters(tmp_path) 
     """YAML folding (`>-`) joins wrapped lines with a space; Chinese has none between words."""
     p = tmp_path / "t.yaml"
     p.write_text("message:\n  en: >-\n    two\n    words\n  zh: >-\n    训练，\n    精度 `p=0.1` 不变。\n"
+                 "other:\n  zh: >-\n    默认值是 1e-5，\n    Keras 是 1e-3\n"
                  "note: {zh: \"保留 ASCII 空格 a b\"}\n", encoding="utf-8")
     data = read_yaml(str(p)).data
     assert data["message"]["en"] == "two words"                       # English keeps its space
     assert data["message"]["zh"] == "训练，精度 `p=0.1` 不变。"         # a space next to code stays
     assert data["note"]["zh"] == "保留 ASCII 空格 a b"
+    assert data["other"]["zh"] == "默认值是 1e-5，Keras 是 1e-3"           # no space after a full-width comma
     gap = re.compile(r"[\u4e00-\u9fff\uff0c\u3002\uff1a\uff1b\uff09] +[\u4e00-\u9fff\uff08]")
     for r in builtin_packs().rules:
         for block in (r.title, r.message, *r.docs.values()):
