@@ -109,7 +109,7 @@ def annotate(result: RunResult, rules: Sequence[CompiledRule], lang: str = "en",
         text = result.sources.get(path)
         if text is None or path.endswith(".ipynb"):
             continue
-        key = _annotate_key(cache, rules_key, lang, text, findings)
+        key = _annotate_key(cache, rules_key, lang, path, text, findings)
         planned = cache.get("fixes", "v1", key) if key else None
         if isinstance(planned, list) and len(planned) == len(findings):
             done.append((findings, planned))
@@ -169,13 +169,14 @@ def _plan_all(work: List[Tuple[str, List[Finding], str]], by_id: Dict[str, Compi
         _PLAN_WORK, _PLAN_ARGS = [], ({}, "en")
 
 
-def _annotate_key(cache: Optional["Cache"], rules_key: str, lang: str, text: str,
+def _annotate_key(cache: Optional["Cache"], rules_key: str, lang: str, path: str, text: str,
                   findings: Sequence[Finding]) -> str:
-    """Everything a file's fixes depend on; empty (no caching) when something is not plainly
-    printable (a value whose repr is an address would make every key unique anyway)."""
+    """Everything a file's fixes depend on (its path too: the edits name it, and copies of one
+    file must not share them); empty (no caching) when something is not plainly printable (a
+    value whose repr is an address would make every key unique anyway)."""
     if cache is None or not cache.enabled or not rules_key:
         return ""
-    parts = [rules_key, lang, text]
+    parts = [rules_key, lang, path, text]
     for f in findings:
         s = f.span
         part = repr((f.rule, s.line, s.column, s.end_line, s.end_column, sorted((k, v) for k, v in f.data.items() if k != FIX_KEY)))

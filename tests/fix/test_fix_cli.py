@@ -170,6 +170,7 @@ def test_fix_annotations_are_cached_and_identical(tmp_path, monkeypatch) -> None
     import linter.fix.run as fixrun
 
     shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / "ex")
+    shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / "ex" / "copy")   # same texts, other paths
     cache = tmp_path / "cache"
 
     def json_run() -> str:
@@ -179,6 +180,14 @@ def test_fix_annotations_are_cached_and_identical(tmp_path, monkeypatch) -> None
 
     cold = json_run()
     assert '"fix": {' in cold
+    for f in json.loads(cold)["findings"]:   # each fix edits its own file, not an identical copy's
+        assert all(e["path"] == f["path"] for e in (f.get("fix") or {}).get("edits", [])), f
+    # the key names the path: identical copies never share their (path-carrying) edits
+    from linter.cache import Cache
+
+    c = Cache(str(cache))
+    assert fixrun._annotate_key(c, "rules", "en", "a.py", "x = 1\n", []) != \
+        fixrun._annotate_key(c, "rules", "en", "b.py", "x = 1\n", [])
     calls = []
     real_plan = fixrun.plan
     monkeypatch.setattr(fixrun, "plan", lambda *a, **k: calls.append(a[1]) or real_plan(*a, **k))
