@@ -21,12 +21,13 @@ _EXPECT = re.compile(r"#\s*expect:\s*([A-Za-z0-9_,\s-]+?)\s*(?:#|$)")
 Mark = Tuple[str, int, str]
 
 
-def expected_marks(files: Iterable[Tuple[str, str]]) -> Set[Mark]:
-    """(path, line, rule id) for every ``# expect: ID[, ID...]`` marker."""
+def expected_marks(files: Iterable[Tuple[str, str]], pattern: "re.Pattern[str]" = _EXPECT) -> Set[Mark]:
+    """(path, line, rule id) for every ``# expect: ID[, ID...]`` marker (or every match of another
+    marker ``pattern`` whose group 1 is a comma-separated list, e.g. the audit's ``# evidence:``)."""
     out: Set[Mark] = set()
     for path, text in files:
         for i, line in enumerate(source_lines(text), 1):
-            m = _EXPECT.search(line)
+            m = pattern.search(line)
             if m:
                 for rid in m.group(1).split(","):
                     if rid.strip():

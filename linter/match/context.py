@@ -8,7 +8,7 @@ calls but still resolve each one once (the project index memoises).
 """
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import CallPattern, GlobSet
 from linter.facts.ir import child_blocks, walk
@@ -78,9 +78,8 @@ class MatchContext:
         self._loops: Dict[Tuple[int, int], Dict[int, Tuple[Stmt, ...]]] = {}
         self._result_uses: Dict[int, Dict[int, Tuple[str, ...]]] = {}
         self._file_fw: Dict[int, FrozenSet[str]] = {}
-        self._attr_used_by: Dict[Tuple[int, str, int, int], bool] = {}
         self._discarded: Dict[Tuple[int, int], Set[int]] = {}
-        self._used_by: Dict[Tuple[int, int, int], bool] = {}
+        self._acts: Dict[Tuple[Any, ...], bool] = {}
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
         self._pattern_sites: Dict[int, List[Call]] = {}
         self._all_candidates: Dict[int, List[Call]] = {}
@@ -510,55 +509,38 @@ class MatchContext:
     def attribute_used_by(self, attr: str, pattern: CallPattern, fi: int, cid: int) -> bool:
         """Whether a call matching ``pattern`` takes ``<obj>.<attr>`` (``.data`` allowed) as its
         receiver or first argument, ``obj`` being the object call ``cid`` creates."""
-        key = (id(pattern), attr, fi, cid)
-        hit = self._attr_used_by.get(key)
-        if hit is not None:
-            return hit
-        self._attr_used_by[key] = False
-        origin = (fi, cid)
-        found = False
-        for gfi, gcid in self.all_candidates(pattern):
-            c = self.p.files[gfi].calls[gcid]
+        def operands(c: CallFact) -> List[Expr]:
             exprs: List[Expr] = [c.func[1]] if c.func[0] == "attr" else []
             exprs += [a.value for a in c.args[:1] if a.keyword is None and not a.star]
-            for e in exprs:
-                e = _strip_data(e)
-                if e[0] != "attr" or e[2] != attr:
-                    continue
-                vals = self.p.expand_params(self.p.values(gfi, c.scope, e[1]))
-                if any(isinstance(v, Obj) and v.origin == origin for v in vals) \
-                        and self.match(pattern, gfi, gcid) is not None:
-                    found = True
-                    break
-            if found:
-                break
-        self._attr_used_by[key] = found
-        return found
+            return [e[1] for e in map(_strip_data, exprs) if e[0] == "attr" and e[2] == attr]
+
+        return self._acts_on(("attr", id(pattern), attr, fi, cid), pattern, (fi, cid), operands)
 
     def result_used_by(self, pattern: CallPattern, fi: int, cid: int) -> bool:
         """Whether a call matching ``pattern`` acts on an object derived from call ``cid``'s result."""
-        key = (id(pattern), fi, cid)
-        hit = self._used_by.get(key)
+        def operands(c: CallFact) -> List[Expr]:
+            return ([c.func[1]] if c.func[0] == "attr" else []) + [a.value for a in c.args[:1]]
+
+        return self._acts_on(("result", id(pattern), fi, cid), pattern, (fi, cid), operands)
+
+    def _acts_on(self, key: Tuple[Any, ...], pattern: CallPattern, origin: Call,
+                 operands: Callable[[CallFact], List[Expr]]) -> bool:
+        """Whether some call matching ``pattern`` has an operand (receiver or first argument, as
+        ``operands`` picks them) whose value is the object call ``origin`` created (memoised;
+        a question asked again while it is being answered is answered False)."""
+        hit = self._acts.get(key)
         if hit is not None:
             return hit
-        self._used_by[key] = False
-        origin = (fi, cid)
+        self._acts[key] = False
         found = False
         for gfi, gcid in self.all_candidates(pattern):
             c = self.p.files[gfi].calls[gcid]
-            recv_exprs: List[Expr] = []
-            if c.func[0] == "attr":
-                recv_exprs.append(c.func[1])
-            recv_exprs += [a.value for a in c.args[:1]]
-            for rexpr in recv_exprs:
-                vals = self.p.expand_params(self.p.values(gfi, c.scope, rexpr))
-                if any(isinstance(v, Obj) and v.origin == origin for v in vals):
-                    if self.match(pattern, gfi, gcid) is not None:
-                        found = True
-                        break
-            if found:
+            if any(any(isinstance(v, Obj) and v.origin == origin
+                       for v in self.p.expand_params(self.p.values(gfi, c.scope, e)))
+                   for e in operands(c)) and self.match(pattern, gfi, gcid) is not None:
+                found = True
                 break
-        self._used_by[key] = found
+        self._acts[key] = found
         return found
 
 

@@ -14,6 +14,7 @@ from linter.audit.run import audit_path
 from linter.audit.model import STATUSES
 from linter.cli import main
 from linter.pipeline import Options
+from linter.testing import expected_marks
 from tests.conftest import ROOT, builtin_packs
 
 ZOO = os.path.join("tests", "audit", "zoo")
@@ -60,21 +61,14 @@ def _project(result, rel: str):
 
 
 def _markers(pattern: "re.Pattern[str]") -> Set[Tuple[str, int, str]]:
-    out = set()
-    for dirpath, _dirs, files in os.walk(os.path.join(ROOT, ZOO)):
-        for name in files:
-            if not name.endswith(".py"):
-                continue
-            full = os.path.join(dirpath, name)
-            rel = os.path.relpath(full, ROOT)
-            with open(full, encoding="utf-8") as fh:
-                for n, line in enumerate(fh, 1):
-                    m = pattern.search(line)
-                    if m:
-                        for x in m.group(1).split(","):
-                            if x.strip():
-                                out.add((rel, n, x.strip()))
-    return out
+    files = []
+    for dirpath, _dirs, names in os.walk(os.path.join(ROOT, ZOO)):
+        for name in names:
+            if name.endswith(".py"):
+                full = os.path.join(dirpath, name)
+                with open(full, encoding="utf-8") as fh:
+                    files.append((os.path.relpath(full, ROOT), fh.read()))
+    return expected_marks(files, pattern)
 
 
 def test_projects_found(zoo) -> None:
