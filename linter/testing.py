@@ -1,7 +1,8 @@
 """Run the inline examples of rule files (``trainlint test-rules``; the test suite uses it too).
 
 An ``invalid`` example must produce exactly the findings its ``# expect: ID`` markers name
-(on those lines, for this rule); a ``valid`` example must produce none; a ``todo_invalid``
+(on those lines, for this rule; ``# expect: ID(info)`` also names the severity); a ``valid``
+example must produce none; a ``todo_invalid``
 example documents a known miss and must produce none *today* — when it starts firing, the
 run fails so the example gets promoted to ``invalid``.
 """
@@ -14,10 +15,11 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from linter.api import check_sources
 from linter.compiler.build import CompiledRule, Example
 from linter.compiler.packs import RulePacks
+from linter.model import Finding
 from linter.pipeline import Options
 from linter.sources import source_lines
 
-_EXPECT = re.compile(r"#\s*expect:\s*([A-Za-z0-9_,\s-]+?)\s*(?:#|$)")
+_EXPECT = re.compile(r"#\s*expect:\s*([A-Za-z0-9_,()\s-]+?)\s*(?:#|$)")
 Mark = Tuple[str, int, str]
 
 
@@ -32,6 +34,22 @@ def expected_marks(files: Iterable[Tuple[str, str]], pattern: "re.Pattern[str]" 
                 for rid in m.group(1).split(","):
                     if rid.strip():
                         out.add((path, i, rid.strip()))
+    return out
+
+
+def rule_of(mark: Mark) -> str:
+    """``WI201`` for the mark ids ``WI201`` and ``WI201(info)``."""
+    return mark[2].split("(", 1)[0]
+
+
+def actual_marks(findings: Iterable[Finding], expected: Set[Mark]) -> Set[Mark]:
+    """(path, line, rule id) of each finding; ``rule(severity)`` where the expected marker on
+    that line names a severity, so that a marker ``ID(info)`` checks the severity too."""
+    wants = {(p, line, rule_of((p, line, r))) for p, line, r in expected if "(" in r}
+    out: Set[Mark] = set()
+    for f in findings:
+        m = (f.path, f.span.line, f.rule)
+        out.add((f.path, f.span.line, f"{f.rule}({f.severity.value})") if m in wants else m)
     return out
 
 
@@ -73,14 +91,13 @@ class ExampleResult:
 
 def run_example(rule: CompiledRule, example: Example, packs: RulePacks, lang: str = "en") -> ExampleResult:
     files = dict(example.files)
-    expected = {m for m in expected_marks(example.files) if m[2] == rule.id}
+    expected = {m for m in expected_marks(example.files) if rule_of(m) == rule.id}
     res = check_sources(files, packs, Options(lang=lang, select=lambda rid: rid == rule.id))
-    actual: Set[Mark] = set()
+    actual = actual_marks(res.findings, expected)
     messages: Dict[Mark, str] = {}
     for f in res.findings:
-        m = (f.path, f.span.line, f.rule)
-        actual.add(m)
-        messages[m] = f.message
+        for m in ((f.path, f.span.line, f.rule), (f.path, f.span.line, f"{f.rule}({f.severity.value})")):
+            messages[m] = f.message
     errors = [f"{e.path}:{e.line or '?'}: {e.kind.value}: {e.message}" for e in res.errors if e.fatal]
     if rule.fixes and example.kind == "invalid" and not errors:
         errors += check_fixes(rule, example, packs)

@@ -147,6 +147,9 @@ class ArgPred:
     made_by_call: Optional["CallPattern"] = None
     is_generator: Optional[bool] = None
     is_subclass_instance: Optional[GlobSet] = None
+    trained: Optional[bool] = None
+    mentions: Optional[Regex] = None
+    edited_by: Optional[GlobSet] = None
 
 
 @dataclass(frozen=True)
@@ -419,6 +422,9 @@ class _Builder:
             made_by_call=self.call_pattern(node["made_by_call"], path + ["made_by_call"]) if "made_by_call" in node else None,
             is_generator=node.get("is_generator"),
             is_subclass_instance=self.globs(node["is_subclass_instance"], path + ["is_subclass_instance"]) if "is_subclass_instance" in node else None,
+            trained=node.get("trained"),
+            mentions=self.regex(node["mentions"], path + ["mentions"]) if "mentions" in node else None,
+            edited_by=self.globs(node["edited_by"], path + ["edited_by"]) if "edited_by" in node else None,
         )
 
     def call_pattern(self, node: Dict[str, Any], path: List[Any]) -> CallPattern:
@@ -574,6 +580,14 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
 
         spec = SequenceSpec(layer=b.call_pattern(s["layer"], p + ["layer"]),
                             not_followed_by=patterns("not_followed_by"), until=patterns("until"))
+    severity_if: List[Dict[str, Any]] = []
+    for i, adj in enumerate(data.get("severity_if", ())):
+        adj = dict(adj)
+        if isinstance(adj["when"], dict):
+            if kind != "call":
+                raise b.fail(["severity_if", i, "when"], "a predicate `when` needs a call rule (it is tested on the matched call)")
+            adj["pred"] = b.pred(adj["when"], ["severity_if", i, "when"])
+        severity_if.append(adj)
     report_at = (data.get("report") or {}).get("at", "call")
     if report_at.startswith("arg:"):
         b.arg_names.append(report_at[4:])
@@ -622,7 +636,7 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
         severity=data["severity"], title=data["title"], message=data["message"], docs=data["docs"],
         kind=kind, spec=spec, examples=examples, path=doc.path, line=doc.line_of([]) or 1,
         tags=tuple(data.get("tags", ())), versions=data.get("versions"),
-        severity_if=tuple(data.get("severity_if", ())), report_at=report_at, raw=data, fixes=fixes,
+        severity_if=tuple(severity_if), report_at=report_at, raw=data, fixes=fixes,
         default_on=bool(data.get("default", True)),
     )
 

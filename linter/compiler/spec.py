@@ -92,6 +92,9 @@ _ARG_PRED = _obj(
         "made_by_call": dict(_ref("call_pattern"), description="Like `made_by`, with a full call pattern: the argument's value was created by a call that matches it, `where` included (e.g. a loss built with its reduction left at the default)."),
         "is_generator": {"type": "boolean", "description": "The argument is a generator (a generator function, its result, or an instance of a class with __iter__/__next__ but no __getitem__)."},
         "is_subclass_instance": _one_or_many(_GLOB, "The argument is an instance of a project class deriving from these framework classes."),
+        "trained": {"type": "boolean", "description": "True: the argument is a network some optimizer of the project updates (its parameters, a part's, or a wrapper's go into the optimizer; rules/roles.yaml `training.optimizers`). False: it is a known object and no optimizer updates it (e.g. an evaluation copy). A value that is not a known object passes neither."},
+        "mentions": {"type": "string", "format": "regex", "description": "Regex searched in the names and string constants the argument's value is built from, following local bindings, module constants and parameters to their call sites (`load_checkpoint(os.path.join(args.pretrained_dir, name))` mentions `pretrained_dir`)."},
+        "edited_by": _one_or_many(_GLOB, "The argument is a variable the code rebuilds (bound to a literal or comprehension in its function) or that a call matching these names takes as receiver or first argument in the same function before or after (`param_dict.pop(k)`, `filter_checkpoint_parameter_by_list(param_dict, ...)`)."),
     },
     ["arg"],
     "A test on one bound argument. All tests given must hold.",
@@ -340,7 +343,11 @@ _FIX = _obj(
 
 _SEVERITY_IF = _obj(
     {
-        "when": {"enum": ["network-without-dropout-or-batchnorm", "value-unknown"]},
+        "when": {"anyOf": [
+            {"enum": ["network-without-dropout-or-batchnorm"],
+             "description": "The network the finding is about has no Dropout/BatchNorm (or other mode-dependent layer)."},
+            dict(_ref("predicate"), description="Call rules: a predicate on the matched call (e.g. `{not: {call: {entry: {role: training}}}}`)."),
+        ]},
         "severity": {"enum": list(SEVERITIES)},
         "note": _TEXT,
     },

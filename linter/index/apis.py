@@ -13,7 +13,7 @@ import ast
 import fnmatch
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 NO_DEFAULT = object()
 """Marker for a required parameter."""
@@ -168,6 +168,7 @@ class ApiTables:
             self._alias_by_src.setdefault(src, []).append((dst, wildcard))
         self._canon_cache: Dict[str, str] = {}
         self._mro_cache: Dict[str, Tuple[str, ...]] = {}
+        self._segments: Dict[Tuple[str, ...], FrozenSet[str]] = {}
         self._callable_globs = [(k, v) for k, v in sorted(self.callables.items()) if "*" in k or "?" in k]
         self._factory_globs = sorted(self.factories.items())
 
@@ -269,6 +270,17 @@ class ApiTables:
         result = tuple(out)
         self._mro_cache[qual] = result
         return result
+
+    def subclass_segments(self, globs: Any) -> FrozenSet[str]:
+        """Last segments of the framework classes deriving from ``globs`` (a GlobSet):
+        callee-index keys under which their constructions are filed (``Momentum`` for
+        ``mindspore.nn.Optimizer``)."""
+        hit = self._segments.get(globs.globs)
+        if hit is None:
+            hit = frozenset(q.rsplit(".", 1)[-1] for q, api in self.apis.items()
+                            if api.kind == "class" and globs.any(self.mro(q)))
+            self._segments[globs.globs] = hit
+        return hit
 
     def callable_kind(self, names: Iterable[str]) -> str:
         """``partial``, ``map``, ``dispatcher``, ``record``... of the first name listed in

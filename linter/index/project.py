@@ -162,6 +162,7 @@ class Project:
         """Parameter name → value assumed by constant propagation (e.g. ``do_train=True``
         while checking a training pipeline); set by the matcher for one question at a time."""
         self._instance: Optional[Dict[Func, List[Tuple[int, int]]]] = None
+        self._subclass_index: Optional[Dict[Cls, List[Cls]]] = None
         self._name_sites: Optional[Dict[str, List[Tuple[int, int]]]] = None
         self._by_name: Dict[str, Dict[Func, List[Tuple[int, int, bool]]]] = {}
         self._resolving: Set[str] = set()
@@ -477,6 +478,29 @@ class Project:
         self._fw_bases[c] = result
         return result
 
+    def subclasses(self, c: Cls) -> List[Cls]:
+        """Project classes deriving from ``c`` (transitively), in file/class order. The
+        reverse index of every class's project bases is built on the first question."""
+        if self._subclass_index is None:
+            index: Dict[Cls, List[Cls]] = {}
+            for fi, facts in enumerate(self.files):
+                for ci, cf in enumerate(facts.classes):
+                    if not cf.bases:
+                        continue
+                    k = Cls(fi, ci)
+                    for b in self.class_bases(k):
+                        if isinstance(b, Cls) and b != k:
+                            index.setdefault(b, []).append(k)
+            self._subclass_index = index
+        out: List[Cls] = []
+        todo = [c]
+        while todo:
+            for k in self._subclass_index.get(todo.pop(), ()):
+                if k not in out and k != c:
+                    out.append(k)
+                    todo.append(k)
+        return sorted(out)
+
     def project_mro(self, c: Cls) -> List[Cls]:
         out = [c]
         i = 0
@@ -752,23 +776,26 @@ class Project:
         return out
 
     def instance_callers(self, f: Func) -> List[Tuple[int, int]]:
-        """Instance calls that run method ``f`` (``net(x)`` runs ``construct``/``forward``/``call``).
-
-        The first question resolves every call of the project once and indexes the instance
-        calls by the method they run; later questions are dictionary lookups."""
+        """Instance calls that run method ``f`` (``net(x)`` runs ``construct``/``forward``/``call``)."""
         fact = self.files[f.file].funcs[f.index]
         if fact.kind != "method" or fact.name not in _INSTANCE_METHODS:
             return []
+        return self.resolved_callers(f)
+
+    def resolved_callers(self, f: Func) -> List[Tuple[int, int]]:
+        """Every call that runs project function ``f``, whatever name it is called by
+        (``step_fn = train_step if a else b; step_fn(x)``, instance calls, constructors).
+
+        The first question resolves every call of the project once and indexes the calls by
+        the functions they run; later questions are dictionary lookups."""
         if self._instance is None:
             index: Dict[Func, List[Tuple[int, int]]] = {}
             for gfi, facts in enumerate(self.files):
                 for cid in range(len(facts.calls)):
                     for t, _ in self.call_targets(gfi, cid):
-                        tf = self.files[t.file].funcs[t.index]
-                        if tf.kind == "method" and tf.name in _INSTANCE_METHODS:
-                            bucket = index.setdefault(t, [])
-                            if not bucket or bucket[-1] != (gfi, cid):
-                                bucket.append((gfi, cid))
+                        bucket = index.setdefault(t, [])
+                        if not bucket or bucket[-1] != (gfi, cid):
+                            bucket.append((gfi, cid))
             self._instance = index
         return self._instance.get(f, [])
 

@@ -1,9 +1,16 @@
-"""Stage 3c: entry scripts, their roles (training / evaluation / inference), reachability,
-and whether a data pipeline is built for training — all from ``rules/roles.yaml``.
+"""Stage 3c: the program model — entry scripts, what each program really does (training,
+evaluation, inference, export, data preparation, conversion), reachability, and whether a
+data pipeline is built for training — all from ``rules/roles.yaml``.
+
+A program is an entry script with everything it reaches. Its roles come from evidence: the
+calls it reaches (a parameter update makes it a training program); file names only break
+ties. Every role keeps the call that decided it, for messages and for ``audit``.
 
 Reachability is answered backwards: from the few calls a question is about, through the
 call sites of their enclosing functions, up to the module code of entry scripts. That
 touches only the functions on those paths instead of resolving every call of a project.
+A ``construct``/``forward``/``call`` method (or any method nobody calls by name, such as a
+callback hook) runs where its instances are called or, failing that, built.
 """
 from __future__ import annotations
 
@@ -15,11 +22,14 @@ from linter.compiler.build import GlobSet, Regex
 from linter.facts.ir import child_blocks
 from linter.facts.model import Expr, Stmt
 from linter.index.project import Project
-from linter.index.values import Func
+from linter.index.values import Cls, Func
 
 TRAINING = "training"
 EVALUATION = "evaluation"
 INFERENCE = "inference"
+EXPORT = "export"
+_NAMED_ONLY = ("evaluation", "inference", "export")
+"""Roles a file name may give a program that reaches no step of any role (never training)."""
 
 Site = Tuple[int, int]
 """(file index, scope index): a function (or module body when scope is 0)."""
@@ -30,9 +40,26 @@ class RoleSpec:
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self.steps: Dict[str, GlobSet] = {}
+        """Every call that performs (part of) a role: for training, updates, gradients and untyped updates."""
         self.file_names: Dict[str, Regex] = {}
+        self.updates = GlobSet(())
+        self.gradients = GlobSet(())
+        self.untyped_updates = GlobSet(())
+        self.optimizers = GlobSet(())
+        """Classes whose construction takes the parameters they update (first argument)."""
+        self.parameter_methods: FrozenSet[str] = frozenset()
+        """Methods/properties that read a network's parameters (``trainable_params``)."""
         for role, spec in (data.get("roles") or {}).items():
-            self.steps[role] = GlobSet(spec.get("steps", ()))
+            if role == TRAINING:
+                self.updates = GlobSet(spec.get("updates", ()))
+                self.gradients = GlobSet(spec.get("gradients", ()))
+                self.untyped_updates = GlobSet(spec.get("untyped_updates", ()))
+                self.optimizers = GlobSet(spec.get("optimizers", ()))
+                self.parameter_methods = frozenset(spec.get("parameters", ()))
+                self.steps[role] = GlobSet(tuple(spec.get("updates", ())) + tuple(spec.get("gradients", ()))
+                                           + tuple(spec.get("untyped_updates", ())) + tuple(spec.get("steps", ())))
+            else:
+                self.steps[role] = GlobSet(spec.get("steps", ()))
             if spec.get("file_names"):
                 self.file_names[role] = Regex(spec["file_names"], re.I)
         words = data.get("words") or {}
@@ -57,6 +84,10 @@ class Roles:
         self._guards: Dict[Site, Dict[int, Tuple[Tuple[Expr, bool], ...]]] = {}
         self._targets: Dict[int, Dict[int, Tuple[str, ...]]] = {}
         self._ctx: Dict[Tuple[str, int, int], Dict[str, str]] = {}
+        self._programs: Dict[int, Dict[str, Tuple[int, int]]] = {}
+        self._closures: Dict[int, FrozenSet[int]] = {}
+        self._importers: Optional[Dict[int, FrozenSet[int]]] = None
+        self._constructed: Dict[Tuple[int, int], FrozenSet[Tuple[int, int]]] = {}
 
     # ------------------------------------------------------------------ words
     def word_role(self, name: str) -> Optional[str]:
@@ -106,6 +137,39 @@ class Roles:
             self._entries = out
         return self._entries
 
+    def import_closure(self, fi: int) -> FrozenSet[int]:
+        """``fi`` and the project files it imports, transitively (memoised)."""
+        hit = self._closures.get(fi)
+        if hit is not None:
+            return hit
+        p = self.p
+        out = {fi}
+        todo = [fi]
+        while todo:
+            cur = todo.pop()
+            for imp in p.files[cur].imports:
+                for module, level in ((imp.module, imp.level),
+                                      ((imp.module + "." if imp.module else "") + (imp.name or ""), imp.level)):
+                    if not module:
+                        continue
+                    t = p.file_of(cur, module, level)
+                    if t is not None and t >= 0 and t not in out:
+                        out.add(t)
+                        todo.append(t)
+        result = frozenset(out)
+        self._closures[fi] = result
+        return result
+
+    def importing_entries(self, fi: int) -> FrozenSet[int]:
+        """Entry scripts whose import closure holds ``fi`` (whose module code runs ``fi``'s)."""
+        if self._importers is None:
+            acc: Dict[int, Set[int]] = {}
+            for e in self.entries():
+                for f in self.import_closure(e):
+                    acc.setdefault(f, set()).add(e)
+            self._importers = {f: frozenset(es) for f, es in acc.items()}
+        return self._importers.get(fi, frozenset())
+
     def name_roles(self, fi: int) -> Set[str]:
         base = os.path.splitext(os.path.basename(self.p.files[fi].path))[0]
         return {role for role, rx in self.spec.file_names.items() if rx.search(base)}
@@ -142,7 +206,7 @@ class Roles:
             return frozenset()
         funcs = self.p.files[fi].funcs
         if scope == 0:
-            out = frozenset((fi,)) if fi in set(self.entries()) else frozenset()
+            out = self.importing_entries(fi)
             self._reach[site] = out
             return out
         f = funcs[scope]
@@ -150,8 +214,15 @@ class Roles:
         if f.kind == "class":
             acc |= self._reaching(fi, f.parent, stack | {site})
         else:
-            for cfi, cid, _ in self.p.callers(Func(fi, scope)):
-                acc |= self._reaching(cfi, self.p.files[cfi].calls[cid].scope, stack | {site})
+            calls = {(cfi, cid) for cfi, cid, _ in self.p.callers(Func(fi, scope))}
+            calls.update(self.p.resolved_callers(Func(fi, scope)))   # aliases, instance calls
+            callers = sorted({(cfi, self.p.files[cfi].calls[cid].scope) for cfi, cid in calls})
+            if f.kind == "method" and f.cls >= 0 and (not callers or f.name in _RUN_BY_INSTANCE):
+                # called by the framework (Model.train runs construct, callbacks run their hooks)
+                # or through a name we cannot see: it runs where an instance is built
+                callers += sorted(self.constructions(Cls(fi, f.cls)))
+            for cfi, cscope in callers:
+                acc |= self._reaching(cfi, cscope, stack | {site})
             if f.kind == "lambda" or f.parent > 0 and funcs[f.parent].kind != "class":
                 # closures and lambdas run where they are passed; count their definer
                 acc |= self._reaching(fi, f.parent, stack | {site})
@@ -160,15 +231,76 @@ class Roles:
             self._reach[site] = result
         return result
 
+    def constructions(self, c: Cls) -> FrozenSet[Site]:
+        """Scopes that build an instance of project class ``c`` or of a subclass."""
+        key = (c.file, c.index)
+        hit = self._constructed.get(key)
+        if hit is not None:
+            return hit
+        self._constructed[key] = frozenset()
+        p = self.p
+        out: Set[Site] = set()
+        for k in [c] + p.subclasses(c):
+            name = p.files[k.file].classes[k.index].name
+            for gfi, gcid in p.name_sites(name):
+                if k in p.callee_values(gfi, gcid):
+                    out.add((gfi, p.files[gfi].calls[gcid].scope))
+        result = frozenset(out)
+        self._constructed[key] = result
+        return result
+
     def entry_roles(self, fi: int) -> Set[str]:
-        roles = set(self.name_roles(fi))
-        for role in self.spec.steps:
+        """The roles of the program of entry script ``fi``, from the calls it reaches."""
+        return set(self.program_evidence(fi))
+
+    def program_evidence(self, fi: int) -> Dict[str, Tuple[int, int]]:
+        """Role → the call that shows it ``(file, call)``, ``(-1, -1)`` for a role taken from
+        the file name. A program trains when it reaches a parameter update, or a gradient
+        together with an update whose type is unknown; a training file name lets either
+        alone count. Names give no role to a program that shows one by its calls."""
+        hit = self._programs.get(fi)
+        if hit is not None:
+            return hit
+        names = self.name_roles(fi)
+        spec = self.spec
+        out: Dict[str, Tuple[int, int]] = {}
+        reached: Dict[str, Tuple[int, int]] = {}
+        for role in sorted(spec.steps):
             for sfi, cid in self.step_sites(role):
-                scope = self.p.files[sfi].calls[cid].scope
-                if fi in self.reaching_entries(sfi, scope):
-                    roles.add(role)
-                    break
-        return roles
+                if fi in self.reaching_entries(sfi, self.p.files[sfi].calls[cid].scope):
+                    if role != TRAINING:
+                        out[role] = (sfi, cid)
+                        break
+                    cnames = self.p.call_names(sfi, cid)
+                    for kind, globs in (("update", spec.updates), ("gradient", spec.gradients),
+                                        ("untyped", spec.untyped_updates)):
+                        if kind not in reached and globs.any(cnames):
+                            reached[kind] = (sfi, cid)
+        if "update" in reached:
+            out[TRAINING] = reached["update"]
+        elif "gradient" in reached and ("untyped" in reached or TRAINING in names):
+            out[TRAINING] = reached["untyped"] if "untyped" in reached else reached["gradient"]
+        elif "untyped" in reached and TRAINING in names:
+            out[TRAINING] = reached["untyped"]
+        if not out:
+            for role in _NAMED_ONLY:
+                if role in names:
+                    out[role] = (-1, -1)
+        self._programs[fi] = out
+        return out
+
+    def describe_program(self, fi: int, role: str) -> str:
+        """``train.py (trains: `model.train(...)` at train.py:88)`` — why a program has a role."""
+        ev = self.program_evidence(fi).get(role)
+        path = self.p.files[fi].path
+        if ev is None:
+            return path
+        if ev == (-1, -1):
+            return f"{path} (named like a {role} script)"
+        sfi, cid = ev
+        call = self.p.files[sfi].calls[cid]
+        return f"{path} ({_VERBS.get(role, role)}: `{call.dotted or self.p.call_names(sfi, cid)[0]}(...)` at " \
+               f"{self.p.files[sfi].path}:{call.line})"
 
     def entry_step_frameworks(self, fi: int, role: str) -> Set[str]:
         """Frameworks of the ``role`` steps the entry reaches."""
@@ -428,6 +560,11 @@ class Roles:
                     table[a.stmt] = table.get(a.stmt, ()) + (name,)
             self._targets[fi] = table
         return table.get(sid, ())
+
+
+_RUN_BY_INSTANCE = frozenset({"construct", "forward", "call", "__call__"})
+_VERBS = {TRAINING: "trains", EVALUATION: "evaluates", INFERENCE: "predicts", EXPORT: "exports",
+          "data": "writes a dataset", "conversion": "writes a checkpoint"}
 
 
 def _acts_at_module_level(p: Project, fi: int) -> bool:

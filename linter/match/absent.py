@@ -19,31 +19,7 @@ from linter.model import Finding
 
 def import_closure(mc: MatchContext, fi: int) -> Set[int]:
     """``fi`` and the project files it imports, transitively (memoised per run)."""
-    cache = mc.__dict__.setdefault("_closures", {})
-    hit = cache.get(fi)
-    if hit is not None:
-        return hit
-    out = _closure(mc, fi)
-    cache[fi] = out
-    return out
-
-
-def _closure(mc: MatchContext, fi: int) -> Set[int]:
-    p = mc.p
-    out = {fi}
-    todo = [fi]
-    while todo:
-        cur = todo.pop()
-        for imp in p.files[cur].imports:
-            for module, level in ((imp.module, imp.level),
-                                  ((imp.module + "." if imp.module else "") + (imp.name or ""), imp.level)):
-                if not module:
-                    continue
-                t = p.file_of(cur, module, level)
-                if t is not None and t >= 0 and t not in out:
-                    out.add(t)
-                    todo.append(t)
-    return out
+    return mc.roles.import_closure(fi)  # type: ignore[return-value]
 
 
 def _satisfied_by(mc: MatchContext, spec: AbsentSpec, rule: CompiledRule) -> List[Tuple[int, int]]:

@@ -1,7 +1,7 @@
 """Stage 5d: call rules — one finding per call that matches the pattern and its predicates."""
 from __future__ import annotations
 
-from typing import Iterable, List
+from typing import Iterable, List, Tuple
 
 from linter.compiler.build import CallPattern, CompiledRule
 from linter.match.context import CallSite, MatchContext
@@ -41,15 +41,19 @@ def fix_variants(rule: CompiledRule, site: CallSite, mc: MatchContext) -> str:
 def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], lang: str) -> List[Finding]:
     pattern: CallPattern = rule.spec
     out: List[Finding] = []
+    kept: List[Tuple[int, int]] = []
     for fi, cid in mc.candidates(pattern, files):
         site = mc.match(pattern, fi, cid, framework=rule.framework)
         if site is None:
             continue
+        if any(mc.branch_twins(fi, other, cid) for ofi, other in kept if ofi == fi):
+            continue   # the same call in the other branch of an `if` (GPU/CPU): one problem, one finding
+        kept.append((fi, cid))
         severity, note = None, ""
         if rule.severity_if:
             from linter.match.severity import adjust
 
-            severity, note = adjust(rule, mc, lang, fi, mc.p.callee_values(fi, cid))
+            severity, note = adjust(rule, mc, lang, fi, mc.p.callee_values(fi, cid), site)
         variants = fix_variants(rule, site, mc) if rule.fixes else None   # may record more argument values
         data = site_data(mc, site)
         if variants is not None:

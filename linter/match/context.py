@@ -84,7 +84,6 @@ class MatchContext:
         self._pattern_sites: Dict[int, List[Call]] = {}
         self._all_candidates: Dict[int, List[Call]] = {}
         self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = {}
-        self._instantiated: Dict[Cls, Set[int]] = {}
         self.assume: Dict[str, Any] = {}
 
     # ------------------------------------------------------------------ versions
@@ -123,6 +122,7 @@ class MatchContext:
                                 if alias in facts.callee_index)
             if pattern.creates is not None:
                 keys.update(pattern.creates.keys_in(facts.callee_index))
+                keys.update(k for k in self.p.apis.subclass_segments(pattern.creates) if k in facts.callee_index)
                 keys.update(k for k in self._subclass_keys(pattern.creates).get(fi, ()) if k in facts.callee_index)
                 keys.update(k for names in self._subclass_keys(pattern.creates).values() for k in names
                             if k in facts.callee_index)
@@ -280,6 +280,23 @@ class MatchContext:
             for b in child_blocks(st):
                 self._collect_withs(fi, scope, b, inner, out)
 
+    def branch_twins(self, fi: int, a: int, b: int) -> bool:
+        """Calls ``a`` and ``b`` of file ``fi`` are written alike (callee and argument texts)
+        in exclusive branches of one ``if``/``elif`` chain of the same function."""
+        facts = self.p.files[fi]
+        ca, cb = facts.calls[a], facts.calls[b]
+        if ca.scope != cb.scope or ca.dotted != cb.dotted or ca.dotted is None \
+                or [(x.keyword, x.text) for x in ca.args] != [(x.keyword, x.text) for x in cb.args]:
+            return False
+        guards = self.roles.guards(fi, ca.scope)
+        ga, gb = guards.get(ca.stmt, ()), guards.get(cb.stmt, ())
+        for (ta, pa), (tb, pb) in zip(ga, gb):
+            if ta is not tb:
+                return False
+            if pa != pb:
+                return True
+        return False
+
     def inside_with(self, pattern: CallPattern, fi: int, cid: int) -> bool:
         call = self.p.files[fi].calls[cid]
         for wcid in self.withs(fi, call.scope).get(call.stmt, ()):
@@ -378,40 +395,9 @@ class MatchContext:
     # ------------------------------------------------------------------ entries
     def entries_reaching(self, fi: int, cid: int) -> List[int]:
         """Entry scripts whose code reaches call ``cid`` of file ``fi``: module code runs in the
-        entries that import its file (transitively), a function's in the entries that call it."""
-        from linter.match.absent import import_closure
-
-        scope = self.p.files[fi].calls[cid].scope
-        if not scope:
-            return [e for e in self.roles.entries() if fi in import_closure(self, e)]
-        out = set(self.roles.reaching_entries(fi, scope))
-        f = self.p.files[fi].funcs[scope]
-        if not out and f.kind == "method" and f.cls >= 0:
-            # `construct`/`forward` run when the instance is called: count the entries that build it
-            out = set(self._instantiating_entries(Cls(fi, f.cls)))
-        return sorted(out)
-
-    def _instantiating_entries(self, c: Cls) -> Set[int]:
-        """Entry scripts that reach a construction of project class ``c`` or of a subclass."""
-        hit = self._instantiated.get(c)
-        if hit is not None:
-            return hit
-        self._instantiated[c] = set()
-        p = self.p
-        out: Set[int] = set()
-        classes = [c] + [Cls(gfi, ci) for gfi, facts in enumerate(p.files) for ci in range(len(facts.classes))
-                         if Cls(gfi, ci) != c and c in p.project_mro(Cls(gfi, ci))]
-        for k in classes:
-            name = p.files[k.file].classes[k.index].name
-            for gfi, gcid in p.name_sites(name):
-                if k in p.callee_values(gfi, gcid):
-                    gscope = p.files[gfi].calls[gcid].scope
-                    if gscope:
-                        out |= self.roles.reaching_entries(gfi, gscope)
-                    else:
-                        out |= {e for e in self.roles.entries() if gfi in _closure_of(self, e)}
-        self._instantiated[c] = out
-        return out
+        entries that import its file (transitively), a function's in the entries that call it,
+        a ``construct``/``forward`` in those that call or build its instances."""
+        return sorted(self.roles.reaching_entries(fi, self.p.files[fi].calls[cid].scope))
 
     def sites_matching(self, pattern: CallPattern) -> List[Call]:
         """Every call of the project matching ``pattern``, in file/id order (memoised)."""
@@ -558,12 +544,6 @@ def _call_of(value: Expr) -> Optional[int]:
     if value[0] == "unpack" and value[1][0] == "call":
         return value[1][1]
     return None
-
-
-def _closure_of(mc: "MatchContext", entry: int) -> Set[int]:
-    from linter.match.absent import import_closure
-
-    return import_closure(mc, entry)
 
 
 def _collect_loops(block: Sequence[Stmt], outer: Tuple[Stmt, ...], out: Dict[int, Tuple[Stmt, ...]]) -> None:

@@ -239,11 +239,95 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         if not any(isinstance(v, Obj) and isinstance(v.type, Cls)
                    and pred.is_subclass_instance.any(mc.p.framework_bases(v.type)) for v in vals2):
             return False
+    if pred.trained is not None:
+        if a is None:
+            return False
+        from linter.match.training import training_state
+
+        state = training_state(mc, mc.p.values(site.fi, site.call.scope, a.value), mc.entries_reaching(site.fi, site.cid))
+        if state is not pred.trained:
+            return False
+    if pred.mentions is not None:
+        if a is None:
+            return False
+        hit = _mentioned(mc, site.fi, site.call.scope, a.value, pred.mentions)
+        if hit is None:
+            return False
+        site.data.setdefault(f"{pred.arg}.mentions", hit)
+    if pred.edited_by is not None:
+        if a is None or not _edited(mc, site, a.value, pred.edited_by):
+            return False
     if a is not None:
         # every argument a passing test looked at is available to messages and fixes
         site.data.setdefault(pred.arg, a.text)
         _record_position(site, pred.arg, a)
     return True
+
+
+def _mentioned(mc: MatchContext, fi: int, scope: int, e: Expr, rx: Any) -> Optional[str]:
+    """The first name or string constant matching ``rx`` among those ``e`` is built from:
+    identifiers, attribute names, callees and literals, through local bindings, module
+    constants, record fields and parameters (at their call sites); bounded."""
+    p = mc.p
+    todo: List[Tuple[int, int, Any, int]] = [(fi, scope, e, 0)]
+    seen = set()
+    steps = 0
+    while todo and steps < 400:
+        cfi, cscope, x, depth = todo.pop()
+        steps += 1
+        if not isinstance(x, tuple) or not x or depth > 8 or (cfi, id(x)) in seen:
+            continue
+        seen.add((cfi, id(x)))
+        tag = x[0]
+        words: List[str] = []
+        if tag == "const":
+            if isinstance(x[1], str):
+                words.append(x[1])
+        elif tag in ("name", "attr"):
+            words.append(x[1] if tag == "name" else x[2])
+            if tag == "attr":
+                todo.append((cfi, cscope, x[1], depth + 1))
+            for sfi, sscope, sexpr, _line, _via in p.defining_exprs(cfi, cscope, x):
+                if sexpr is not None:
+                    todo.append((sfi, sscope, sexpr, depth + 1))
+        elif tag == "call":
+            c = p.files[cfi].calls[x[1]]
+            if c.dotted:
+                words.append(c.dotted)
+            todo.append((cfi, c.scope, c.func, depth + 1))
+            todo.extend((cfi, c.scope, arg.value, depth + 1) for arg in c.args)
+        elif tag in ("lambda", "other"):
+            pass
+        else:
+            for part in x[1:]:
+                if isinstance(part, tuple):
+                    if part and isinstance(part[0], str):
+                        todo.append((cfi, cscope, part, depth + 1))
+                    else:
+                        todo.extend((cfi, cscope, y, depth + 1) for y in part if isinstance(y, tuple))
+        for w in words:
+            if rx.search(w):
+                return w
+    return None
+
+
+def _edited(mc: MatchContext, site: CallSite, e: Expr, globs: Any) -> bool:
+    """The variable ``e`` names is rebuilt by the code (a literal or comprehension) or handed
+    to a matching call (receiver or first argument) in the same function."""
+    if e[0] != "name":
+        return False
+    facts = mc.p.files[site.fi]
+    scope = site.call.scope
+    for aid in facts.funcs[scope].defs.get(e[1], ()):
+        if facts.assigns[aid].value[0] in ("dict", "seq", "comp"):
+            return True
+    for cid, c in enumerate(facts.calls):
+        if c.scope != scope or cid == site.cid:
+            continue
+        operands = ([c.func[1]] if c.func[0] == "attr" else []) + [a.value for a in c.args[:1] if not a.star]
+        if any(x[0] == "name" and x[1] == e[1] for x in operands) and globs.any(mc.p.call_names(site.fi, cid)):
+            return True
+    return False
 
 
 def _is_generator(site: CallSite, mc: MatchContext, a: ArgFact) -> bool:

@@ -20,10 +20,17 @@ _FACTORIES = ("create_model", "get_model", "build_model", "from_pretrained", "lo
 
 
 def adjust(rule: CompiledRule, mc: MatchContext, lang: str, fi: int,
-           network: Iterable[Any] = ()) -> Tuple[Optional[str], str]:
-    """(severity or None, note) for a finding in file ``fi`` about ``network`` (callee values)."""
+           network: Iterable[Any] = (), site: Any = None) -> Tuple[Optional[str], str]:
+    """(severity or None, note) for a finding in file ``fi`` about ``network`` (callee values);
+    the first ``severity_if`` entry that holds decides. Predicate entries are tested on the
+    matched call ``site`` (call rules)."""
     for adj in rule.severity_if:
-        if adj["when"] == "network-without-dropout-or-batchnorm":
+        if "pred" in adj:
+            from linter.match.predicates import evaluate
+
+            if site is not None and evaluate(adj["pred"], site, mc):
+                return adj["severity"], adj["note"].get(lang) or adj["note"]["en"]
+        elif adj["when"] == "network-without-dropout-or-batchnorm":
             has = _network_has(mc, rule.framework, list(network), set())
             if has is None:
                 has = _modules_have(mc, rule.framework, fi)

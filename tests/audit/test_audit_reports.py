@@ -157,7 +157,15 @@ def test_cli_output_file_and_exit_codes(tmp_path) -> None:
     (clean / "train.py").write_text("import torch\ntorch.manual_seed(0)\n", encoding="utf-8")
     code, out, err = _cli(["audit", str(clean), "--format", "markdown", "--no-cache", "--isolated"])
     assert code == 0, out + err
-    assert "no training entry" not in out   # train.py is a training entry by its name
+    # a train.py that updates no parameter is not a training program: roles come from evidence
+    assert "no training entry" in out
+    (clean / "train.py").write_text("import torch\ntorch.manual_seed(0)\nnet = torch.nn.Linear(2, 2)\n"
+                                    "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+                                    "for x in torch.zeros(3, 2):\n    net(x).sum().backward()\n    opt.step()\n",
+                                    encoding="utf-8")
+    code, out, err = _cli(["audit", str(clean), "--format", "markdown", "--no-cache", "--isolated"])
+    assert code == 0, out + err
+    assert "no training entry" not in out
 
 
 def test_unparsable_file_is_reported_and_exit_2(tmp_path) -> None:

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from linter.api import check_paths
-from linter.testing import expected_marks
+from linter.testing import actual_marks, expected_marks, rule_of
 from tests.conftest import builtin_packs
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(__file__)), "projects")
@@ -34,7 +34,7 @@ def test_project_matches_markers(name: str) -> None:
     files = sources(project)
     expected = expected_marks(files)
     result = check_paths([project], builtin_packs(), cwd=project)
-    got = {(f.path, f.span.line, f.rule) for f in result.findings}
+    got = actual_marks(result.findings, expected)
     assert not [e for e in result.errors if e.fatal], result.errors
     missing = sorted(expected - got)
     unexpected = sorted(got - expected)
@@ -47,5 +47,5 @@ def test_project_matches_markers(name: str) -> None:
 def test_fixture_set_covers_every_rule() -> None:
     # opt-in rules (`default: false`) do not run on the fixtures; their examples cover them
     rules = {r.id for r in builtin_packs().rules if r.default_on}
-    marked = {m[2] for name in PROJECTS for m in expected_marks(sources(os.path.join(ROOT, name)))}
+    marked = {rule_of(m) for name in PROJECTS for m in expected_marks(sources(os.path.join(ROOT, name)))}
     assert rules <= marked, f"rules without a fixture finding: {sorted(rules - marked)}"

@@ -362,7 +362,7 @@ def test_guarded_by_reads_names_attributes_and_calls(tmp_path) -> None:
             if args.distributed:
                 a = torch.utils.data.DataLoader(ds)
             else:
-                b = torch.utils.data.DataLoader(ds)
+                b = torch.utils.data.DataLoader(ds, batch_size=2)
             if world_size > 1 and ds:
                 c = torch.utils.data.DataLoader(ds)
             if torch.distributed.is_initialized():

@@ -43,6 +43,6 @@ if __name__ == "__main__":
     # trap: inference-only script, no global seed needed
     ms.set_context(mode=ms.GRAPH_MODE, device_target=args.device_target)
     net = vit_tiny(num_classes=args.num_classes)
-    ms.load_param_into_net(net, ms.load_checkpoint(args.ckpt))
+    ms.load_param_into_net(net, ms.load_checkpoint(args.ckpt))  # expect: WI201(info)
     dataset = create_infer_dataset(args.data_dir)
     np.save(args.output, predict(net, dataset))

@@ -29,7 +29,7 @@ def eval_net():
 
     net = resnet18(class_num=config.CLASS_NUM) if config.NET_NAME == "resnet18" else resnet50(config.CLASS_NUM)
     param_dict = ms.load_checkpoint(args_opt.checkpoint_path)
-    ms.load_param_into_net(net, param_dict)
+    ms.load_param_into_net(net, param_dict)  # expect: WI201(info)
     net.set_train(False)
 
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')

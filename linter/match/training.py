@@ -1,0 +1,182 @@
+"""Stage 5 (program model): what a program trains — the objects whose parameters an optimizer
+updates — and the parts objects are made of.
+
+An optimizer is built from parameters: ``nn.Momentum(net.trainable_params(), ...)``,
+``torch.optim.SGD(model.parameters())``, parameter groups (``[{"params": decay}, ...]``),
+``filter(lambda p: p.requires_grad, net.get_parameters())``, or a helper that returns them.
+The owner of those parameters is trained; so are the objects it is built from (a loss
+wrapper's network) and the layers it holds. A network a checkpoint is loaded into that no
+optimizer reaches (an evaluation copy built inside a training script) is not.
+
+Which classes are optimizers and which methods read parameters is data (``rules/roles.yaml``:
+``training.optimizers`` and ``training.parameters``).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from linter.compiler.build import CallPattern
+from linter.facts.ir import iter_returns
+from linter.facts.model import Expr
+from linter.index.values import Cls, Obj, Value
+from linter.match.context import MatchContext
+
+Origin = Tuple[int, int]
+"""(file, call) where an object was created."""
+
+_MAX_DEPTH = 8
+_MAX_PARTS = 2000
+
+
+def trained_objects(mc: MatchContext) -> Dict[Origin, Origin]:
+    """Every object whose parameters an optimizer of the project updates → that optimizer's
+    construction (memoised per run)."""
+    return _optimizers(mc)[0]
+
+
+def _optimizers(mc: MatchContext) -> Tuple[Dict[Origin, Origin], List[Origin]]:
+    """(trained objects → optimizer, optimizers whose parameters could not be traced)."""
+    hit = mc.__dict__.get("_trained")
+    if hit is not None:
+        return hit
+    out: Dict[Origin, Origin] = {}
+    untraced: List[Origin] = []
+    spec = mc.roles.spec
+    if spec.optimizers:
+        pattern = CallPattern(names=None, creates=spec.optimizers)
+        for fi, cid in mc.candidates(pattern, range(len(mc.p.files))):
+            if not spec.optimizers.any(mc.created_types(fi, cid)):
+                continue
+            call = mc.p.files[fi].calls[cid]
+            params = next((a for a in call.args if a.keyword == "params"), None) or \
+                next((a for a in call.args if a.keyword is None and not a.star), None)
+            owners = _owners(mc, fi, call.scope, params.value, 0, set()) if params is not None else set()
+            if not owners:
+                untraced.append((fi, cid))
+            for origin in sorted(owners):
+                out.setdefault(origin, (fi, cid))
+    mc.__dict__["_trained"] = (out, untraced)
+    return out, untraced
+
+
+def _owners(mc: MatchContext, fi: int, scope: int, e: Expr, depth: int, seen: Set[Any]) -> Set[Origin]:
+    """Objects whose parameters expression ``e`` holds."""
+    if depth > _MAX_DEPTH or not isinstance(e, tuple) or not e:
+        return set()
+    key = (fi, scope, id(e))
+    if key in seen:
+        return set()
+    seen.add(key)
+    p = mc.p
+    tag = e[0]
+    out: Set[Origin] = set()
+    if tag == "call":
+        c = p.files[fi].calls[e[1]]
+        if c.func[0] == "attr" and c.func[2] in mc.roles.spec.parameter_methods:
+            return {v.origin for v in _objects(mc, p.expand_params(p.values(fi, c.scope, c.func[1])))}
+        # filter(...), list(...), itertools.chain(...), a helper's result: what goes in, what it returns
+        for a in c.args:
+            out |= _owners(mc, fi, c.scope, a.value, depth + 1, seen)
+        for f, _ in p.call_targets(fi, e[1]):
+            for r in iter_returns(p.files[f.file].funcs[f.index].body):
+                if r is not None:
+                    out |= _owners(mc, f.file, f.index, r, depth + 1, seen)
+        return out
+    if tag == "attr" and e[2] in mc.roles.spec.parameter_methods:
+        # `model.trainable_weights` (a property)
+        return {v.origin for v in _objects(mc, p.expand_params(p.values(fi, scope, e[1])))}
+    if tag in ("name", "attr"):
+        for sfi, sscope, sexpr, _line, _via in p.defining_exprs(fi, scope, e):
+            if sexpr is not None:
+                out |= _owners(mc, sfi, sscope, sexpr, depth + 1, seen)
+        return out
+    if tag == "seq":
+        for x in e[2]:
+            out |= _owners(mc, fi, scope, x, depth + 1, seen)
+    elif tag == "dict":
+        for x in e[2]:
+            out |= _owners(mc, fi, scope, x, depth + 1, seen)
+    elif tag == "binop":
+        out |= _owners(mc, fi, scope, e[2], depth + 1, seen) | _owners(mc, fi, scope, e[3], depth + 1, seen)
+    elif tag == "comp":
+        out |= _owners(mc, fi, scope, e[2], depth + 1, seen)
+        for _target, it in e[3]:
+            out |= _owners(mc, fi, scope, it, depth + 1, seen)
+    elif tag in ("star", "ifexp"):
+        for x in e[1:]:
+            out |= _owners(mc, fi, scope, x, depth + 1, seen)
+    return out
+
+
+def _objects(mc: MatchContext, vals: Iterable[Value]) -> Iterable[Obj]:
+    return [v for v in vals if isinstance(v, Obj) and v.file >= 0 and v.call >= 0]
+
+
+def parts(mc: MatchContext, origin: Origin) -> FrozenSet[Origin]:
+    """Every object ``origin`` is built from or holds, transitively: the objects passed to its
+    construction (a wrapper's network) and the attributes a project class assigns (its layers)."""
+    cache: Dict[Origin, FrozenSet[Origin]] = mc.__dict__.setdefault("_parts", {})
+    hit = cache.get(origin)
+    if hit is not None:
+        return hit
+    seen: Set[Origin] = set()
+    todo = [origin]
+    while todo and len(seen) < _MAX_PARTS:
+        for d in sorted(_direct_parts(mc, todo.pop())):
+            if d not in seen and d != origin:
+                seen.add(d)
+                todo.append(d)
+    result = frozenset(seen)
+    cache[origin] = result
+    return result
+
+
+def _direct_parts(mc: MatchContext, origin: Origin) -> Set[Origin]:
+    p = mc.p
+    fi, cid = origin
+    call = p.files[fi].calls[cid]
+    exprs = []
+    for a in call.args:
+        exprs.append(a.value)
+        if a.value[0] == "seq":
+            exprs += list(a.value[2])
+    out: Set[Origin] = set()
+    for e in exprs:
+        out |= {v.origin for v in _objects(mc, p.expand_params(p.values(fi, call.scope, e)))}
+    for v in p.callee_values(fi, cid):
+        if isinstance(v, Cls):
+            for klass in p.project_mro(v):
+                cf = p.files[klass.file].classes[klass.index]
+                for ids in cf.attrs.values():
+                    for aid in ids:
+                        a = p.files[klass.file].assigns[aid]
+                        out |= {x.origin for x in _objects(mc, p.expand_params(p.values(klass.file, a.scope, a.value)))}
+    return out
+
+
+def training_state(mc: MatchContext, vals: Iterable[Value], entries: Iterable[int] = ()) -> Optional[bool]:
+    """True: one of the objects is trained — an optimizer that one of ``entries`` reaches (any,
+    when none is given) updates it or a wrapper built from it; False: they are known objects, the
+    program's optimizers are known and none updates them; None: unknown (not known objects, an
+    optimizer whose parameters cannot be traced, or no optimizer construction in sight).
+
+    Objects are told apart by where they are created, not by which call created them: an
+    evaluation copy built by the same factory as the trained network is the same object here.
+    So a network whose *part* is trained does not count — its part may be that shared factory
+    product, not what this program trains."""
+    objs = list(_objects(mc, mc.p.expand_params(frozenset(vals))))
+    if not objs:
+        return None
+    wanted = set(entries)
+
+    def ours(site: Origin) -> bool:
+        return not wanted or bool(wanted & set(mc.entries_reaching(*site)))
+
+    owners, untraced = _optimizers(mc)
+    trained = [t for t, opt in sorted(owners.items()) if ours(opt)]
+    for o in objs:
+        if o.origin in trained or any(o.origin in parts(mc, t) for t in trained):
+            return True
+    if any(ours(opt) for opt in untraced) or not any(ours(opt) for opt in owners.values()):
+        return None   # an optimizer whose parameters we cannot trace, or none we can see: unknown
+    return False

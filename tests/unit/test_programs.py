@@ -1,0 +1,280 @@
+"""The program model: program roles from evidence, reachability through aliases and instance
+construction, what a program trains, and the predicates and severities built on them."""
+from __future__ import annotations
+
+import textwrap
+from typing import Dict, Tuple
+
+from linter.api import check_sources
+from linter.compiler.packs import load_packs
+from linter.index.roles import Roles
+from linter.match.context import MatchContext
+from linter.match.training import trained_objects, training_state
+from linter.pipeline import Options
+from tests.conftest import builtin_packs
+from tests.unit.test_index import project
+
+
+def context(files: Dict[str, str]) -> MatchContext:
+    p = project(files)
+    return MatchContext(p, Roles(p, builtin_packs().roles), {})
+
+
+def fid(mc: MatchContext, path: str) -> int:
+    return next(i for i, f in enumerate(mc.p.files) if f.path == path)
+
+
+def call_at(mc: MatchContext, path: str, line: int) -> Tuple[int, int]:
+    fi = fid(mc, path)
+    return fi, next(i for i, c in enumerate(mc.p.files[fi].calls) if c.line == line)
+
+
+NET = """
+    from mindspore import nn
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(2, 2)
+        def construct(self, x):
+            return self.fc(x)
+"""
+
+
+def test_roles_come_from_what_the_program_reaches_not_from_its_name() -> None:
+    mc = context({
+        "net.py": NET,
+        # named train, but only exports: not a training program
+        "train2export.py": """
+            import mindspore as ms
+            from net import Net
+            ms.export(Net(), None, file_name="n")
+        """,
+        # named like nothing, but updates parameters through a helper in another file
+        "main.py": """
+            from mindspore import nn, Model
+            from net import Net
+            from steps import fit
+            if __name__ == "__main__":
+                fit(Net())
+        """,
+        "steps.py": """
+            from mindspore import nn, Model
+            def fit(net):
+                opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+                Model(net, nn.MSELoss(), opt).train(1, None)
+        """,
+        # gradients alone (a saliency map) do not train
+        "saliency.py": """
+            import mindspore as ms
+            from net import Net
+            grad_fn = ms.value_and_grad(Net())
+            grad_fn(1)
+        """,
+        # an eval.py that reaches nothing decisive keeps the role its name gives
+        "eval.py": """
+            from net import Net
+            print(Net()(1))
+        """,
+    })
+    r = mc.roles
+    assert r.entry_roles(fid(mc, "train2export.py")) == {"export"}
+    assert r.entry_roles(fid(mc, "main.py")) == {"training"}
+    assert "steps.py:5" in r.describe_program(fid(mc, "main.py"), "training")
+    assert r.entry_roles(fid(mc, "saliency.py")) == set()
+    assert r.entry_roles(fid(mc, "eval.py")) == {"evaluation"}
+    assert "named like" in r.describe_program(fid(mc, "eval.py"), "evaluation")
+
+
+def test_gradient_with_untyped_update_or_training_name_trains() -> None:
+    mc = context({
+        "loop.py": """
+            import torch
+            def run(model, loader, optimizer):
+                for x in loader:
+                    model(x).sum().backward()
+                    optimizer.step()
+            run(None, [], None)
+        """,
+        "train_small.py": """
+            import torch
+            def run(model, loader):
+                for x in loader:
+                    model(x).sum().backward()
+            run(None, [])
+        """,
+        "probe.py": """
+            import torch
+            def run(model, loader):
+                for x in loader:
+                    model(x).sum().backward()
+            run(None, [])
+        """,
+    })
+    r = mc.roles
+    assert r.entry_roles(fid(mc, "loop.py")) == {"training"}
+    assert r.entry_roles(fid(mc, "train_small.py")) == {"training"}   # a name breaks the tie
+    assert r.entry_roles(fid(mc, "probe.py")) == set()
+
+
+def test_calls_through_aliases_and_framework_run_construct_are_reached() -> None:
+    mc = context({
+        "net.py": NET,
+        "train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from net import Net
+            def step_a(x):
+                return x
+            def step_b(x):
+                return x
+            step = step_a if ms else step_b
+            net = Net()
+            step(1)
+        """,
+    })
+    fi = fid(mc, "train.py")
+    a = call_at(mc, "net.py", 8)   # self.fc(x) inside construct: run by whoever builds a Net
+    assert mc.entries_reaching(*a) == [fi]
+    step_a = next(i for i, f in enumerate(mc.p.files[fi].funcs) if f.name == "step_a")
+    assert mc.roles.reaching_entries(fi, step_a) == frozenset({fi})
+
+
+TRAINED = {
+    "net.py": NET,
+    "train.py": """
+        import mindspore as ms
+        from mindspore import nn
+        from net import Net
+
+        def params_of(net):
+            return [p for p in net.trainable_params() if p.requires_grad]
+
+        net = Net()
+        eval_net = Net()
+        loss_net = nn.WithLossCell(net, nn.MSELoss())
+        opt = nn.Momentum(params_of(loss_net), 0.1, 0.9)
+        ms.load_param_into_net(net, {})
+        ms.load_param_into_net(eval_net, {})
+        ms.load_param_into_net(unknown, {})
+        ms.Model(loss_net, optimizer=opt).train(1, None)
+    """,
+}
+
+
+def test_trained_objects_follow_helpers_comprehensions_and_wrappers() -> None:
+    mc = context(TRAINED)
+    fi = fid(mc, "train.py")
+    assert [mc.p.files[o[0]].calls[o[1]].line for o in trained_objects(mc)] == [11]   # the WithLossCell
+    states = []
+    for line in (13, 14, 15):
+        cfi, cid = call_at(mc, "train.py", line)
+        call = mc.p.files[cfi].calls[cid]
+        states.append(training_state(mc, mc.p.values(cfi, call.scope, call.args[0].value), [fi]))
+    # the network inside the trained wrapper; an evaluation copy; an unknown object
+    assert states == [True, False, None]
+
+
+def test_untraceable_optimizer_parameters_leave_the_state_unknown() -> None:
+    files = dict(TRAINED)
+    files["train.py"] = files["train.py"].replace("params_of(loss_net)", "groups")
+    mc = context(files)
+    cfi, cid = call_at(mc, "train.py", 14)
+    call = mc.p.files[cfi].calls[cid]
+    assert training_state(mc, mc.p.values(cfi, call.scope, call.args[0].value), [cfi]) is None
+
+
+RULE = """\
+id: WI299
+name: probe-load
+checklist: wi.02
+framework: mindspore
+severity: warning
+title: {en: t, zh: 标题}
+message: {en: "`{callee}` loads[[ {parameter_dict.mentions}]]", zh: "`{callee}` 加载"}
+docs: {what: {en: w, zh: 内容}, why: {en: w, zh: 原因}, fix: {en: f, zh: 修复}}
+severity_if:
+  - when: {arg: net, trained: false}
+    severity: info
+    note: {en: "(not trained)", zh: "（未训练）"}
+match:
+  call:
+    name: [mindspore.load_param_into_net]
+    where:
+      any:
+        - {arg: parameter_dict, mentions: '(?i)pretrain'}
+        - {arg: parameter_dict, edited_by: ["?.pop"]}
+examples:
+  invalid: ["import mindspore as ms\\nms.load_param_into_net(n, ms.load_checkpoint('pretrained.ckpt'))  # expect: WI299\\n"]
+  valid: ["import mindspore as ms\\nms.load_param_into_net(n, ms.load_checkpoint('last.ckpt'))\\n"]
+"""
+
+
+def test_mentions_edited_by_and_predicate_severity(tmp_path) -> None:
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "probe-load.yaml").write_text(RULE, encoding="utf-8")
+    packs = load_packs([str(d)])
+    assert not packs.errors, packs.errors
+    src = dict(TRAINED)
+    src["train.py"] = textwrap.dedent("""
+        import os
+        import mindspore as ms
+        from mindspore import nn
+        from net import Net
+
+        def load(net, path):
+            ms.load_param_into_net(net, ms.load_checkpoint(path))
+
+        def load_edited(net):
+            params = ms.load_checkpoint("last.ckpt")
+            params.pop("head.weight")
+            ms.load_param_into_net(net, params)
+
+        net = Net()
+        eval_net = Net()
+        load(net, os.path.join(ARGS.pretrained_dir, "resnet.ckpt"))
+        load_edited(eval_net)
+        ms.load_param_into_net(net, ms.load_checkpoint("last.ckpt"))
+        opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+        ms.Model(net, nn.MSELoss(), opt).train(1, None)
+    """)
+    res = check_sources(src, packs, Options(select=lambda r: r == "WI299"))
+    got = [(f.span.line, f.severity.value, f.message) for f in res.findings]
+    # the path mentions `pretrained_dir` through the parameter; the edited dict; last.ckpt: neither
+    assert got == [(8, "warning", "`ms.load_param_into_net` loads pretrained_dir"),
+                   (13, "info", "`ms.load_param_into_net` loads (not trained)")]
+
+
+def test_same_call_in_exclusive_branches_is_one_finding() -> None:
+    from tests.conftest import lint
+
+    res = lint({"train.py": textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import nn
+        def main(args, net):
+            if args.device == "GPU":
+                ms.load_param_into_net(net, ms.load_checkpoint(args.pretrained))
+            elif args.device == "CPU":
+                ms.load_param_into_net(net, ms.load_checkpoint(args.pretrained))
+            else:
+                ms.load_param_into_net(net, ms.load_checkpoint(args.pretrained, strict_load=True))
+            ms.load_param_into_net(net, ms.load_checkpoint(args.pretrained))
+            opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+            ms.Model(net, nn.MSELoss(), opt).train(1, None)
+        main(None, None)
+    """)}, select="WI201")
+    # the elif twin is dropped; a different call (strict_load) and one outside the `if` stay
+    assert [f.span.line for f in res.findings] == [6, 10, 11]
+
+
+def test_optimizer_subclasses_are_candidates_for_creates() -> None:
+    from linter.compiler.build import CallPattern, GlobSet
+
+    mc = context({"m.py": """
+        from mindspore import nn
+        opt = nn.Momentum([], 0.1, 0.9)
+        other = nn.Dense(2, 2)
+    """})
+    pattern = CallPattern(names=None, creates=GlobSet(["mindspore.nn.Optimizer"]))
+    hits = [c for c in mc.candidates(pattern, [0]) if mc.match(pattern, *c) is not None]
+    assert [mc.p.files[0].calls[cid].dotted for _, cid in hits] == ["nn.Momentum"]
