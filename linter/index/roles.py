@@ -19,7 +19,7 @@ import re
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import GlobSet, Regex
-from linter.facts.ir import child_blocks
+from linter.facts.ir import child_blocks, walk
 from linter.facts.model import Expr, Stmt
 from linter.index.project import Project
 from linter.index.values import Cls, Func
@@ -88,6 +88,10 @@ class Roles:
         self._closures: Dict[int, FrozenSet[int]] = {}
         self._importers: Optional[Dict[int, FrozenSet[int]]] = None
         self._constructed: Dict[Tuple[int, int], FrozenSet[Tuple[int, int]]] = {}
+        self._caller_stmts: Dict[Site, List[Tuple[int, int, int]]] = {}
+        self._read_index: Dict[Site, Dict[int, List[int]]] = {}
+        self._entry_dirs: Optional[FrozenSet[str]] = None
+        self._paths: Optional[Any] = None
 
     # ------------------------------------------------------------------ words
     def word_role(self, name: str) -> Optional[str]:
@@ -137,6 +141,15 @@ class Roles:
             self._entries = out
         return self._entries
 
+    @property
+    def paths(self) -> Any:
+        """The path conditions of this project's programs (:mod:`linter.index.paths`)."""
+        if self._paths is None:
+            from linter.index.paths import PathConditions
+
+            self._paths = PathConditions(self)
+        return self._paths
+
     def import_closure(self, fi: int) -> FrozenSet[int]:
         """``fi`` and the project files it imports, transitively (memoised)."""
         hit = self._closures.get(fi)
@@ -169,6 +182,20 @@ class Roles:
                     acc.setdefault(f, set()).add(e)
             self._importers = {f: frozenset(es) for f, es in acc.items()}
         return self._importers.get(fi, frozenset())
+
+    def in_program_tree(self, fi: int) -> bool:
+        """Whether an entry script of the run lives in ``fi``'s folder or above it: then the
+        programs that could run ``fi``'s code are known, and code none of them reaches is dead."""
+        if self._entry_dirs is None:
+            self._entry_dirs = frozenset(os.path.dirname(self.p.abspaths[e]) for e in self.entries())
+        d = os.path.dirname(self.p.abspaths[fi])
+        while True:
+            if d in self._entry_dirs:
+                return True
+            parent = os.path.dirname(d)
+            if parent == d:
+                return False
+            d = parent
 
     def name_roles(self, fi: int) -> Set[str]:
         base = os.path.splitext(os.path.basename(self.p.files[fi].path))[0]
@@ -214,37 +241,51 @@ class Roles:
         if f.kind == "class":
             acc |= self._reaching(fi, f.parent, stack | {site})
         else:
-            calls = {(cfi, cid) for cfi, cid, _ in self.p.callers(Func(fi, scope))}
-            calls.update(self.p.resolved_callers(Func(fi, scope)))   # aliases, instance calls
-            callers = sorted({(cfi, self.p.files[cfi].calls[cid].scope) for cfi, cid in calls})
-            if f.kind == "method" and f.cls >= 0 and (not callers or f.name in _RUN_BY_INSTANCE):
-                # called by the framework (Model.train runs construct, callbacks run their hooks)
-                # or through a name we cannot see: it runs where an instance is built
-                callers += sorted(self.constructions(Cls(fi, f.cls)))
-            for cfi, cscope in callers:
+            for cfi, cscope in sorted({(c[0], c[1]) for c in self.caller_statements(fi, scope)}):
                 acc |= self._reaching(cfi, cscope, stack | {site})
-            if f.kind == "lambda" or f.parent > 0 and funcs[f.parent].kind != "class":
-                # closures and lambdas run where they are passed; count their definer
-                acc |= self._reaching(fi, f.parent, stack | {site})
         result = frozenset(acc)
         if not stack:
             self._reach[site] = result
         return result
 
-    def constructions(self, c: Cls) -> FrozenSet[Site]:
-        """Scopes that build an instance of project class ``c`` or of a subclass."""
+    def caller_statements(self, fi: int, scope: int) -> List[Tuple[int, int, int]]:
+        """(file, function, statement) of every place that runs function ``scope`` of file
+        ``fi``: its call sites under any name (aliases, instance calls), for a method nobody
+        calls by name or a ``construct``/``forward`` the constructions of its class (the
+        framework calls it), and for closures and lambdas the function defining them
+        (statement -1: they run where they are passed)."""
+        key = (fi, scope)
+        hit = self._caller_stmts.get(key)
+        if hit is not None:
+            return hit
+        p = self.p
+        f = p.files[fi].funcs[scope]
+        calls = {(cfi, cid) for cfi, cid, _ in p.callers(Func(fi, scope))}
+        calls.update(p.resolved_callers(Func(fi, scope)))   # aliases, instance calls
+        if f.kind == "method" and f.cls >= 0 and (not calls or f.name in _RUN_BY_INSTANCE):
+            # called by the framework (Model.train runs construct, callbacks run their hooks)
+            # or through a name we cannot see: it runs where an instance is built
+            calls.update(self.constructions(Cls(fi, f.cls)))
+        out = sorted({(cfi, p.files[cfi].calls[cid].scope, p.files[cfi].calls[cid].stmt) for cfi, cid in calls})
+        if f.kind == "lambda" or f.parent > 0 and p.files[fi].funcs[f.parent].kind != "class":
+            out.append((fi, f.parent, -1))
+        self._caller_stmts[key] = out
+        return out
+
+    def constructions(self, c: Cls) -> FrozenSet[Tuple[int, int]]:
+        """Calls (file, call) that build an instance of project class ``c`` or of a subclass."""
         key = (c.file, c.index)
         hit = self._constructed.get(key)
         if hit is not None:
             return hit
         self._constructed[key] = frozenset()
         p = self.p
-        out: Set[Site] = set()
+        out: Set[Tuple[int, int]] = set()
         for k in [c] + p.subclasses(c):
             name = p.files[k.file].classes[k.index].name
             for gfi, gcid in p.name_sites(name):
                 if k in p.callee_values(gfi, gcid):
-                    out.add((gfi, p.files[gfi].calls[gcid].scope))
+                    out.add((gfi, gcid))
         result = frozenset(out)
         self._constructed[key] = result
         return result
@@ -391,8 +432,22 @@ class Roles:
 
     # ------------------------------------------------------------------ pipeline context
     def pipeline_context(self, fi: int, cid: int) -> Dict[str, str]:
-        """Roles (training/evaluation) the pipeline built by call ``cid`` serves, with reasons."""
-        return self._call_context(fi, cid, 0)
+        """Roles (training/evaluation) the pipeline built by call ``cid`` serves, with reasons.
+        Flags and names say which role a pipeline is built for; a program decides whether it
+        runs: a pipeline no entry script reaches serves nothing, and a training pipeline
+        needs a training program (one that updates parameters) to run it — a converter or an
+        export script that builds `create_dataset(do_train=True)` trains nothing."""
+        ctx = self._call_context(fi, cid, 0)
+        if not ctx:
+            return ctx
+        entries = self.reaching_entries(fi, self.p.files[fi].calls[cid].scope)
+        if not entries:
+            # dead code where the project's entry scripts are known; judged by its names and
+            # flags alone where they are not (a snippet, a library, a file checked on its own)
+            return {} if self.in_program_tree(fi) else ctx
+        if TRAINING in ctx and not any(TRAINING in self.entry_roles(e) for e in entries):
+            ctx = {r: why for r, why in ctx.items() if r != TRAINING}
+        return ctx
 
     def _call_context(self, fi: int, cid: int, depth: int) -> Dict[str, str]:
         key = ("c", fi, cid)
@@ -423,12 +478,88 @@ class Roles:
             role = self._guard_role(test, positive)
             if role:
                 return {role: f"inside a branch taken when {'training' if role == TRAINING else 'evaluating'} ({here})"}
+        # 2b. built unconditionally, but used only in such a branch (`flip = RandomFlip()`,
+        # then `if training: ops.append(flip)`)
+        used = self._use_role(fi, call.scope, cid)
+        if used:
+            return {used[0]: f"used only in a branch taken when {'training' if used[0] == TRAINING else 'evaluating'} "
+                             f"({facts.path}:{facts.stmts[used[1]][0]})"}
         # 3. the variable the result is stored in
         for name in self.assigned_names(fi, call.stmt):
             role = self.word_role(name)
             if role:
                 return {role: f"assigned to '{name}' at {facts.path}:{facts.stmts[call.stmt][0]}"}
         return self._scope_context(fi, call.scope, depth)
+
+    def _use_role(self, fi: int, scope: int, cid: int) -> Optional[Tuple[str, int]]:
+        """(role, first use statement) when call ``cid``'s result is bound to local names and
+        every statement reading them lies in a branch of that role."""
+        facts = self.p.files[fi]
+        aids = [aid for aid, a in enumerate(facts.assigns)
+                if a.scope == scope and a.value[0] == "call" and a.value[1] == cid and a.target[0] == "name"]
+        if not aids:
+            return None
+        reads = self._reads(fi, scope)
+        stmts = sorted({sid for aid in aids for sid in reads.get(aid, ())})
+        if not stmts:
+            return None
+        roles = set()
+        guards = self.guards(fi, scope)
+        for sid in stmts:
+            role = next((r for r in (self._guard_role(t, pos) for t, pos in guards.get(sid, ())) if r), None)
+            roles.add(role)
+        if len(roles) == 1 and None not in roles:
+            return roles.pop(), stmts[0]
+        return None
+
+    def _reads(self, fi: int, scope: int) -> Dict[int, List[int]]:
+        """Binding id → statements of function ``scope`` that read a name it may define."""
+        key = (fi, scope)
+        hit = self._read_index.get(key)
+        if hit is not None:
+            return hit
+        facts = self.p.files[fi]
+        out: Dict[int, List[int]] = {}
+        def visit(e: Any, sid: int, depth: int = 0) -> None:
+            if not isinstance(e, tuple) or not e or depth > 40:
+                return
+            tag = e[0]
+            if tag == "name":
+                for d in e[2]:
+                    out.setdefault(d, []).append(sid)
+                return
+            if tag == "call":
+                c = facts.calls[e[1]]
+                visit(c.func, sid, depth + 1)
+                for a in c.args:
+                    visit(a.value, sid, depth + 1)
+                return
+            if tag in ("const", "lambda", "other"):
+                return
+            for part in e[1:]:
+                if isinstance(part, tuple):
+                    if part and isinstance(part[0], str):
+                        visit(part, sid, depth + 1)
+                    else:
+                        for x in part:
+                            visit(x, sid, depth + 1)
+        for c in facts.calls:
+            if c.scope == scope:
+                visit(c.func, c.stmt)
+                for a in c.args:
+                    visit(a.value, c.stmt)
+        for a in facts.assigns:
+            if a.scope == scope and a.value[0] not in ("param", "import", "def", "class"):
+                visit(a.value[1] if a.value[0] in ("iter", "enter", "unpack", "except") else a.value, a.stmt)
+        for st in walk(facts.funcs[scope].body):
+            if st[0] in ("return", "expr", "if", "while", "raise", "branches") and isinstance(st[2], tuple):
+                visit(st[2], st[1])   # calls in them were visited above; this adds bare names
+            elif st[0] == "for":
+                visit(st[3], st[1])
+        for ids in out.values():
+            ids[:] = sorted(set(ids))
+        self._read_index[key] = out
+        return out
 
     def _scope_context(self, fi: int, scope: int, depth: int) -> Dict[str, str]:
         key = ("s", fi, scope)

@@ -437,15 +437,21 @@ class MatchContext:
             out |= import_closure(self, e)
         return out
 
-    def entry_reaches(self, entry: int, pattern: CallPattern) -> Optional[Call]:
-        """The first call matching ``pattern`` (any file) that entry script ``entry`` reaches."""
+    def entry_reaches(self, entry: int, pattern: CallPattern, along: Optional[Call] = None) -> Optional[Call]:
+        """The first call matching ``pattern`` (any file) that entry script ``entry`` reaches —
+        on a path that can also run call ``along`` when it is given (not in the other branch
+        of an ``if`` that decides between them)."""
         from linter.match.absent import _reaches, import_closure
 
         sites = self.sites_matching(pattern)
         if not sites:
             return None
         closure = import_closure(self, entry)
-        return next(((fi, cid) for fi, cid in sites if _reaches(self, entry, closure, fi, cid)), None)
+        for fi, cid in sites:
+            if _reaches(self, entry, closure, fi, cid) and \
+                    (along is None or self.roles.paths.compatible(entry, along, (fi, cid))):
+                return fi, cid
+        return None
 
     # ------------------------------------------------------------------ provenance
     def origin_calls(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Tuple[List[Call], bool]:

@@ -482,7 +482,7 @@ def _entry_test(test: Any, site: CallSite, mc: MatchContext) -> bool:
             continue
         hit = None
         for pattern in test.reaches:
-            hit = mc.entry_reaches(e, pattern)
+            hit = mc.entry_reaches(e, pattern, along=(site.fi, site.cid))
             if hit is not None:
                 break
         if test.reaches and hit is None:

@@ -278,3 +278,105 @@ def test_optimizer_subclasses_are_candidates_for_creates() -> None:
     pattern = CallPattern(names=None, creates=GlobSet(["mindspore.nn.Optimizer"]))
     hits = [c for c in mc.candidates(pattern, [0]) if mc.match(pattern, *c) is not None]
     assert [mc.p.files[0].calls[cid].dotted for _, cid in hits] == ["nn.Momentum"]
+
+
+def test_path_conditions_tell_exclusive_branches_apart() -> None:
+    mc = context({
+        "train.py": """
+            import mindspore as ms
+            from data import create_dataset
+            def setup(args):
+                ms.set_auto_parallel_context(parallel_mode="data_parallel")
+            def main(args, config):
+                if args.run_distribute:
+                    setup(args)
+                    ds = create_dataset(args, rank=1)
+                else:
+                    ds = create_dataset(args)
+                if not args.run_distribute:
+                    print("single device")
+                if config.device_target == "GPU":
+                    print("gpu")
+                elif config.device_target == "Ascend":
+                    print("ascend")
+                if args.run_distribute and config.device_target == "GPU":
+                    print("both")
+            if __name__ == "__main__":
+                main(None, None)
+        """,
+        "data.py": """
+            import mindspore.dataset as de
+            def create_dataset(args, rank=None):
+                return de.Cifar10Dataset("d", num_shards=rank)
+        """,
+    })
+    e = fid(mc, "train.py")
+    paths = mc.roles.paths
+    ctx = call_at(mc, "train.py", 5)
+    shard = call_at(mc, "train.py", 9)
+    single = call_at(mc, "train.py", 11)
+    dataset = call_at(mc, "data.py", 4)        # reached from both branches
+    assert paths.compatible(e, ctx, shard)
+    assert not paths.compatible(e, ctx, single)
+    assert paths.compatible(e, ctx, dataset)
+    assert not paths.compatible(e, ctx, call_at(mc, "train.py", 13))      # `if not args.run_distribute`
+    gpu, ascend, both = (call_at(mc, "train.py", n) for n in (15, 17, 19))
+    assert not paths.compatible(e, gpu, ascend)                            # == "GPU" vs == "Ascend"
+    assert paths.compatible(e, ctx, both) and paths.compatible(e, gpu, both)
+    assert not paths.compatible(e, ascend, both)                           # `and` holds both atoms
+
+
+DATASET = """
+    import mindspore.dataset as ds
+    import mindspore.dataset.vision as vision
+    def create_dataset(path, do_train=True):
+        flip = vision.RandomHorizontalFlip()
+        ops = [vision.Decode()]
+        if do_train:
+            ops.append(flip)
+        data = ds.ImageFolderDataset(path, shuffle=False)
+        return data.map(operations=ops)
+    def unused(path):
+        return ds.ImageFolderDataset(path, shuffle=False)
+"""
+
+
+def test_pipeline_roles_need_a_program_that_runs_them() -> None:
+    files = {
+        "src/dataset.py": DATASET,
+        # builds a training pipeline, but converts it to MindRecord: trains nothing
+        "train2mindrecord.py": """
+            from mindspore.mindrecord import FileWriter
+            from src.dataset import create_dataset
+            writer = FileWriter("out.mindrecord")
+            for row in create_dataset("/data", do_train=True):
+                writer.write_raw_data([row])
+        """,
+    }
+    mc = context(files)
+    roles = mc.roles
+    made = call_at(mc, "src/dataset.py", 9)
+    assert roles.pipeline_context(*made) == {}        # no training program runs it
+    assert roles.pipeline_context(*call_at(mc, "src/dataset.py", 12)) == {}   # dead: no program reaches it
+    files["train.py"] = """
+        import mindspore as ms
+        from mindspore import nn
+        from src.dataset import create_dataset
+        net = nn.Dense(2, 2)
+        ms.Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, create_dataset("/d"))
+    """
+    mc = context(files)
+    assert list(mc.roles.pipeline_context(*call_at(mc, "src/dataset.py", 9))) == ["training"]
+    # without any entry script (a library, a snippet): names and flags alone decide
+    mc = context({"src/dataset.py": DATASET, "src/builders.py": """
+        from src.dataset import create_dataset
+        def train_data():
+            return create_dataset("/d", do_train=True)
+    """})
+    assert list(mc.roles.pipeline_context(*call_at(mc, "src/dataset.py", 9))) == ["training"]
+
+
+def test_an_op_used_only_in_a_training_branch_serves_training() -> None:
+    mc = context({"src/dataset.py": DATASET})
+    ctx = mc.roles.pipeline_context(*call_at(mc, "src/dataset.py", 5))
+    assert list(ctx) == ["training"] and "used only in a branch" in ctx["training"]

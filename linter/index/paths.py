@@ -1,0 +1,195 @@
+"""Stage 3e (program model): path conditions — under which branch conditions a program runs a
+call, so that a rule combines facts only when one path of one program can hold them all.
+
+A call's conditions are the ``if`` tests around it, in its function and, up the call chain,
+around every call that leads to it from the entry script (an implicit ``else`` after
+``if x: return`` included). A test becomes atoms: ``args.distribute`` true/false,
+``device_target == "GPU"`` and its negation; ``not``, ``and`` (when true) and ``or`` (when
+false) are taken apart, anything else is one opaque atom. Two atoms are exclusive when they
+are about the same thing and cannot hold together: opposite truth values, or equality with
+two different constants. Two calls are on one path when some chain to each has no exclusive
+pair of atoms.
+
+An operand is named where it is defined: a local or a parameter with a single definition stands
+for it (``df`` bound only to ``self.df``, itself only set from ``par.distribution_flag``), so
+tests on one flag in different functions agree. Atoms about local variables left after that
+are compared within one function only; atoms about module-level names across functions. Anything
+unknown (a call reached by no chain, too many chains) counts as compatible: the question is
+asked to silence findings, never to make them.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
+
+from linter.facts.model import Expr
+
+if TYPE_CHECKING:
+    from linter.index.roles import Roles
+
+Atom = Tuple[Any, str, Any, bool]
+"""(key, kind, constant, holds): key names what is tested (``(file, scope, text)`` for
+locals, ``text`` for module-level names); kind ``truth`` or ``eq``."""
+Alternatives = Optional[List[FrozenSet[Atom]]]
+"""The atom sets of the chains that reach a call; None: unknown (no constraint)."""
+
+_MAX_CHAINS = 32
+_MAX_DEPTH = 12
+
+
+class PathConditions:
+    def __init__(self, roles: "Roles") -> None:
+        self.roles = roles
+        self.p = roles.p
+        self._memo: Dict[Tuple[int, int, int], Alternatives] = {}
+        self._atoms: Dict[Tuple[int, int, int], FrozenSet[Atom]] = {}
+
+    # ------------------------------------------------------------------ questions
+    def compatible(self, entry: int, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
+        """Calls ``a`` and ``b`` (file, call) can both run on one path of ``entry``'s program."""
+        alt_a = self.call_conditions(entry, *a)
+        alt_b = self.call_conditions(entry, *b)
+        if alt_a is None or alt_b is None:
+            return True
+        return any(not _exclusive(x, y) for x in alt_a for y in alt_b)
+
+    def call_conditions(self, entry: int, fi: int, cid: int) -> Alternatives:
+        call = self.p.files[fi].calls[cid]
+        return self._conditions(entry, fi, call.scope, call.stmt, 0)
+
+    # ------------------------------------------------------------------ chains
+    def _conditions(self, entry: int, fi: int, scope: int, stmt: int, depth: int) -> Alternatives:
+        local = self.stmt_atoms(fi, scope, stmt)
+        outer = self._scope_conditions(entry, fi, scope, depth)
+        if outer is None:
+            return None
+        return [local | o for o in outer]
+
+    def _scope_conditions(self, entry: int, fi: int, scope: int, depth: int) -> Alternatives:
+        """Conditions under which ``entry``'s program runs function ``scope`` of file ``fi``."""
+        key = (entry, fi, scope)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None   # a cycle: unknown
+        out = self._scope_uncached(entry, fi, scope, depth)
+        if out is not None and len(out) > _MAX_CHAINS:
+            out = None
+        self._memo[key] = out
+        return out
+
+    def _scope_uncached(self, entry: int, fi: int, scope: int, depth: int) -> Alternatives:
+        if depth > _MAX_DEPTH:
+            return None
+        roles = self.roles
+        if scope == 0:
+            return [frozenset()] if entry in roles.importing_entries(fi) else []
+        f = self.p.files[fi].funcs[scope]
+        if f.kind == "class":
+            return self._scope_conditions(entry, fi, f.parent, depth + 1)
+        out: List[FrozenSet[Atom]] = []
+        seen = set()
+        for cfi, cscope, cstmt in roles.caller_statements(fi, scope):
+            if entry not in roles.reaching_entries(cfi, cscope):
+                continue
+            sub = self._conditions(entry, cfi, cscope, cstmt, depth + 1) if cstmt >= 0 \
+                else self._scope_conditions(entry, cfi, cscope, depth + 1)
+            if sub is None:
+                return None
+            for s in sub:
+                if s not in seen:
+                    seen.add(s)
+                    out.append(s)
+            if len(out) > _MAX_CHAINS:
+                return None
+        return out or None
+
+    # ------------------------------------------------------------------ atoms
+    def stmt_atoms(self, fi: int, scope: int, stmt: int) -> FrozenSet[Atom]:
+        key = (fi, scope, stmt)
+        hit = self._atoms.get(key)
+        if hit is not None:
+            return hit
+        atoms = set()
+        for test, positive in self.roles.guards(fi, scope).get(stmt, ()):
+            atoms.update(self._test_atoms(fi, scope, test, positive))
+        out = frozenset(atoms)
+        self._atoms[key] = out
+        return out
+
+    def _test_atoms(self, fi: int, scope: int, e: Expr, holds: bool) -> List[Atom]:
+        tag = e[0]
+        if tag == "unary" and e[1] == "not":
+            return self._test_atoms(fi, scope, e[2], not holds)
+        if tag == "boolop" and ((e[1] == "and" and holds) or (e[1] == "or" and not holds)):
+            return [a for sub in e[2] for a in self._test_atoms(fi, scope, sub, holds)]
+        if tag == "boolop":
+            return []
+        if tag == "compare" and len(e[1]) == 1 and e[1][0] in ("==", "!=", "is", "is not"):
+            left, right = e[2]
+            if left[0] == "const" and right[0] != "const":
+                left, right = right, left
+            if right[0] == "const":
+                key = self._key(fi, scope, left)
+                if key is None:
+                    return []
+                eq = e[1][0] in ("==", "is")
+                return [(key, "eq", _hashable(right[1]), holds if eq else not holds)]
+        key = self._key(fi, scope, e)
+        return [(key, "truth", None, holds)] if key is not None else []
+
+    def _key(self, fi: int, scope: int, e: Expr) -> Any:
+        """What a test operand is about, named where it is defined: a local or parameter with
+        one definition stands for that definition (``df`` bound only to ``self.df``, itself
+        only ``par.distribution_flag``), so tests in different functions on one flag agree."""
+        for _ in range(6):
+            if e[0] not in ("name", "attr"):
+                break
+            defs = self.p.defining_exprs(fi, scope, e)
+            if len(defs) != 1 or defs[0][2] is None or defs[0][2][0] not in ("name", "attr"):
+                break
+            fi, scope, e = defs[0][0], defs[0][1], defs[0][2]
+        text, local = _text(e, self.p.files[fi].funcs[scope].defs, 0)
+        if text is None:
+            return None
+        return (fi, scope, text) if local and scope else (fi, text)   # module code's names are globals
+
+
+def _text(e: Expr, local_defs: Dict[str, Any], depth: int) -> Tuple[Optional[str], bool]:
+    """Canonical text of a test operand and whether it reads a local variable."""
+    if depth > 12:
+        return None, False
+    tag = e[0]
+    if tag == "name":
+        return e[1], bool(e[2]) or e[1] in local_defs
+    if tag == "attr":
+        base, local = _text(e[1], local_defs, depth + 1)
+        return (None, False) if base is None else (f"{base}.{e[2]}", local)
+    if tag == "subscript" and e[2][0] == "const":
+        base, local = _text(e[1], local_defs, depth + 1)
+        return (None, False) if base is None else (f"{base}[{e[2][1]!r}]", local)
+    if tag == "const":
+        return repr(e[1]), False
+    return None, False
+
+
+def _hashable(v: Any) -> Any:
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return repr(v)
+
+
+def _exclusive(a: FrozenSet[Atom], b: FrozenSet[Atom]) -> bool:
+    by_key: Dict[Any, List[Atom]] = {}
+    for x in a:
+        by_key.setdefault(x[0], []).append(x)
+    for y in b:
+        for x in by_key.get(y[0], ()):
+            if x[1] == "truth" and y[1] == "truth" and x[3] != y[3]:
+                return True
+            if x[1] == "eq" and y[1] == "eq":
+                if x[2] == y[2] and x[3] != y[3]:
+                    return True
+                if x[2] != y[2] and x[3] and y[3]:
+                    return True
+    return False
