@@ -150,6 +150,8 @@ class ArgPred:
     trained: Optional[bool] = None
     mentions: Optional[Regex] = None
     edited_by: Optional[GlobSet] = None
+    code_calls: Optional[GlobSet] = None
+    code_mentions: Optional[Regex] = None
 
 
 @dataclass(frozen=True)
@@ -425,6 +427,8 @@ class _Builder:
             trained=node.get("trained"),
             mentions=self.regex(node["mentions"], path + ["mentions"]) if "mentions" in node else None,
             edited_by=self.globs(node["edited_by"], path + ["edited_by"]) if "edited_by" in node else None,
+            code_calls=self.globs(node["code_calls"], path + ["code_calls"]) if "code_calls" in node else None,
+            code_mentions=self.regex(node["code_mentions"], path + ["code_mentions"]) if "code_mentions" in node else None,
         )
 
     def call_pattern(self, node: Dict[str, Any], path: List[Any]) -> CallPattern:

@@ -94,6 +94,8 @@ _ARG_PRED = _obj(
         "is_subclass_instance": _one_or_many(_GLOB, "The argument is an instance of a project class deriving from these framework classes."),
         "trained": {"type": "boolean", "description": "True: the argument is a network some optimizer of the project updates (its parameters, a part's, or a wrapper's go into the optimizer; rules/roles.yaml `training.optimizers`). False: it is a known object and no optimizer updates it (e.g. an evaluation copy). A value that is not a known object passes neither."},
         "mentions": {"type": "string", "format": "regex", "description": "Regex searched in the names and string constants the argument's value is built from, following local bindings, module constants and parameters to their call sites (`load_checkpoint(os.path.join(args.pretrained_dir, name))` mentions `pretrained_dir`)."},
+        "code_calls": _one_or_many(_GLOB, "The argument is project code — a function or generator (or a call of one), a lambda, a project class or an instance of one — and that code (the function body or the class's methods, and the project functions they call, two levels down) calls something matching these names, e.g. a generator source that shuffles itself with `numpy.random.shuffle`."),
+        "code_mentions": {"type": "string", "format": "regex", "description": "Like `code_calls`, with a regex searched in the names that code uses: parameters, assigned names and attributes, callees and argument texts (a source that takes `rank_id`/`rank_size` and shards itself)."},
         "edited_by": _one_or_many(_GLOB, "The argument is a variable the code rebuilds (bound to a literal or comprehension in its function) or that a call matching these names takes as receiver or first argument in the same function before or after (`param_dict.pop(k)`, `filter_checkpoint_parameter_by_list(param_dict, ...)`)."),
     },
     ["arg"],
@@ -140,7 +142,7 @@ _CALL_PRED = _obj(
             "Other calls in the same file match `call`, their `args` and this call's are all known, and none of them "
             "has the same values as this call (recorded as `{related}`): e.g. Normalize constants of an evaluation "
             "pipeline that match no training pipeline's."),
-        "defines_data_op": {"type": "boolean", "description": "The enclosing function (or module code) defines a lambda or a function and puts it in a list/tuple literal or passes it as `operations=` or to `.map`/`Compose` — a custom data op that may do the work a rule looks for."},
+        "defines_data_op": {"type": "boolean", "description": "The enclosing function (or module code) hands a callable of its own to the data pipeline — a lambda, a function or an instance of a project class (local or not), or a value that cannot be resolved — in a list/tuple literal, as `operations=`/`per_batch_map=`, or to `.map`/`Compose`: a custom data op that may do the work a rule looks for (a numpy/cv2 normalisation)."},
         "file_calls": {"type": "array", "items": _ref("call_pattern"), "minItems": 1,
                        "description": "Another call in the same file matches one of these patterns (recorded as `{related}`), e.g. a LayerNorm that does pass `epsilon`."},
         "project_calls": {"type": "array", "items": _ref("call_pattern"), "minItems": 1,

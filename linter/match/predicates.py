@@ -12,7 +12,7 @@ from linter.compiler.build import ArgPred, BoolPred, CallPred, ValueTest
 from linter.facts.ir import child_blocks, last_sid
 from linter.facts.model import ArgFact, Expr
 from linter.index.apis import NO_DEFAULT, Expression
-from linter.index.values import Cls, Func, Obj, Valued
+from linter.index.values import Bound, Cls, Const, Ext, Func, Obj, Valued
 from linter.match.context import CallSite, MatchContext
 
 
@@ -256,6 +256,9 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         site.data.setdefault(f"{pred.arg}.mentions", hit)
     if pred.edited_by is not None:
         if a is None or not _edited(mc, site, a.value, pred.edited_by):
+            return False
+    if pred.code_calls is not None or pred.code_mentions is not None:
+        if a is None or not _code_matches(mc, site, a, pred.code_calls, pred.code_mentions):
             return False
     if a is not None:
         # every argument a passing test looked at is available to messages and fixes
@@ -546,39 +549,146 @@ def _differs_from(test: Any, site: CallSite, mc: MatchContext) -> bool:
 
 
 def _defines_data_op(site: CallSite, mc: MatchContext) -> bool:
-    """The call's function defines a lambda or a local function and uses it as a data op: inside
-    a list/tuple literal, or given to ``.map``/``Compose``/``operations=``. A local function passed
-    to ``value_and_grad`` is not one (training code often builds pipelines and steps side by side)."""
-    facts = mc.p.files[site.fi]
+    """The call's function hands a callable of its own to the data pipeline: a lambda, a
+    function or an instance of a project class (local or not, ``MultiScaleTrans()`` included),
+    or a value we cannot resolve, in an op list or given to ``.map``/``.batch``
+    (``operations=``, ``per_batch_map=``)/``Compose``. Such an op may do the work a rule looks
+    for (a numpy/cv2 normalisation). A local function passed to ``value_and_grad`` is not one
+    (training code often builds pipelines and steps side by side)."""
+    p = mc.p
+    facts = p.files[site.fi]
     scope = site.call.scope
     lambdas = {i for i, f in enumerate(facts.funcs) if f.parent == scope and f.kind == "lambda"}
     defs = {f.name for f in facts.funcs if f.parent == scope and f.kind in ("function", "class")}
-    if not lambdas and not defs:
-        return False
 
-    def is_op(e: Any) -> bool:
+    def local(e: Any) -> bool:
         return (e[0] == "lambda" and e[1] in lambdas) or (e[0] == "name" and e[1] in defs)
 
-    def in_literal(e: Any, depth: int = 0) -> bool:
-        if depth > 6 or not isinstance(e, tuple) or not e:
+    def custom(e: Any) -> bool:
+        if local(e):
+            return True
+        if e[0] not in ("name", "attr", "call"):
             return False
-        if e[0] == "seq":
-            return any(is_op(x) or in_literal(x, depth + 1) for x in e[2])
-        if e[0] in ("binop", "ifexp"):
-            return any(in_literal(x, depth + 1) for x in e[2:])
+        for v in p.expand_params(p.values(site.fi, scope, e)) or frozenset((None,)):
+            if isinstance(v, (Func, Cls)) or (isinstance(v, Obj) and isinstance(v.type, Cls)) or \
+                    (isinstance(v, Bound) and isinstance(v.func, Func)) or not isinstance(v, (Obj, Ext, Bound, Const)):
+                return True
         return False
 
+    def ops(e: Any, depth: int = 0) -> List[Any]:
+        """The ops an argument stands for: a list literal's elements, a name bound to op lists
+        (``trans = [...]``, ``trans += [...]``, ``trans.append(op)``), or the argument itself."""
+        if depth > 4:
+            return [e]
+        if e[0] == "seq":
+            return [x for el in e[2] for x in ops(el, depth + 1)]
+        if e[0] == "binop" and e[1] == "+":
+            return ops(e[2], depth + 1) + ops(e[3], depth + 1)
+        if e[0] == "name" and not local(e):
+            srcs = p.defining_exprs(site.fi, scope, e)
+            if srcs and all(x[2] is not None and x[2][0] in ("seq", "binop") for x in srcs):
+                out = [x for src in srcs for x in ops(src[2], depth + 1)]
+                out += [facts.calls[cid].args[0].value for cid in range(len(facts.calls))
+                        if facts.calls[cid].scope == scope and facts.calls[cid].args
+                        and facts.calls[cid].dotted in (f"{e[1]}.append", f"{e[1]}.extend")]
+                return out
+        return [e]
+
     for a in facts.assigns:
-        if a.scope == scope and in_literal(a.value):
+        if a.scope == scope and a.value[0] == "seq" and any(local(x) for x in a.value[2]):
             return True
     for cid, c in enumerate(facts.calls):
         if c.scope != scope:
             continue
         last = (c.dotted or "").rsplit(".", 1)[-1]
         for arg in c.args:
-            if in_literal(arg.value) or (is_op(arg.value) and (arg.keyword == "operations" or last in ("map", "Compose"))):
+            if arg.value[0] == "seq" and any(local(x) for x in arg.value[2]):
+                return True
+            mapped = arg.keyword in ("operations", "per_batch_map") or \
+                (arg.keyword is None and last in ("map", "Compose"))
+            if mapped and any(custom(x) for x in ops(arg.value)):
                 return True
     return False
+
+
+def code_scopes(mc: MatchContext, fi: int, scope: int, e: Any, depth: int = 2) -> List[Tuple[int, int]]:
+    """The project code behind a value: a function (a generator's body), a lambda, the
+    methods of a project class or instance — and the project functions they call, ``depth``
+    levels down (bounded)."""
+    p = mc.p
+    out: List[Tuple[int, int]] = []
+
+    def add_class(c: Cls) -> None:
+        for k in p.project_mro(c):
+            cf = p.files[k.file].classes[k.index]
+            for m in cf.methods.values():
+                if (k.file, m) not in out:
+                    out.append((k.file, m))
+
+    vals = set(p.expand_params(p.values(fi, scope, e)))
+    if e[0] == "call":
+        for f, _bound in p.call_targets(fi, e[1]):
+            fact = p.files[f.file].funcs[f.index]
+            if fact.kind == "method" and fact.name == "__init__" and fact.cls >= 0:
+                add_class(Cls(f.file, fact.cls))
+            elif (f.file, f.index) not in out:
+                out.append((f.file, f.index))
+    for v in sorted(vals, key=repr):
+        if isinstance(v, Func):
+            out.append((v.file, v.index))
+        elif isinstance(v, Bound) and isinstance(v.func, Func):
+            out.append((v.func.file, v.func.index))
+        elif isinstance(v, Cls):
+            add_class(v)
+        elif isinstance(v, Obj) and isinstance(v.type, Cls):
+            add_class(v.type)
+    frontier = list(out)
+    for _ in range(depth):
+        nxt = []
+        for sfi, sscope in frontier:
+            facts = p.files[sfi]
+            for cid, c in enumerate(facts.calls):
+                if c.scope != sscope:
+                    continue
+                for f, _bound in p.call_targets(sfi, cid):
+                    if (f.file, f.index) not in out and len(out) < 64:
+                        out.append((f.file, f.index))
+                        nxt.append((f.file, f.index))
+        frontier = nxt
+    return out
+
+
+def _code_matches(mc: MatchContext, site: CallSite, a: ArgFact, globs: Any, rx: Any) -> bool:
+    """Some call in the code behind argument ``a`` answers to ``globs``, or (``rx``) some name,
+    attribute or parameter it uses matches (in call arguments, assigned names and values)."""
+    p = mc.p
+    for sfi, sscope in code_scopes(mc, site.fi, site.call.scope, a.value):
+        facts = p.files[sfi]
+        f = facts.funcs[sscope]
+        if rx is not None and any(rx.search(x.name) for x in f.params):
+            return True
+        for cid, c in enumerate(facts.calls):
+            if c.scope != sscope:
+                continue
+            if globs is not None and globs.any(p.call_names(sfi, cid)):
+                return True
+            if rx is not None and any(rx.search(t) for t in [c.dotted or ""] + [x.text for x in c.args]):
+                return True
+        if rx is not None:
+            for a2 in facts.assigns:
+                if a2.scope == sscope and (rx.search(_target_text(a2.target)) or (
+                        a2.value[0] not in ("param", "import", "def", "class")
+                        and any(rx.search(n) for n in _names_read(a2.value, facts)))):
+                    return True
+    return False
+
+
+def _target_text(t: Any) -> str:
+    if t[0] == "name":
+        return str(t[1])
+    if t[0] == "attr":
+        return str(t[2])
+    return ""
 
 
 def _record_related(site: CallSite, mc: MatchContext, hit: Tuple[int, int]) -> None:
