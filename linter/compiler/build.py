@@ -177,6 +177,7 @@ class CallPred:
     defines_data_op: Optional[bool] = None
     differs_from: Optional["DiffersFrom"] = None
     project_calls: Tuple["CallPattern", ...] = ()
+    in_class: Optional[GlobSet] = None
 
 
 @dataclass(frozen=True)
@@ -392,6 +393,7 @@ class _Builder:
                 file_calls=tuple(self.call_pattern(x, p + ["file_calls", i]) for i, x in enumerate(c.get("file_calls", ()))),
                 project_calls=tuple(self.call_pattern(x, p + ["project_calls", i])
                                     for i, x in enumerate(c.get("project_calls", ()))),
+                in_class=self.globs(c["in_class"], p + ["in_class"]) if "in_class" in c else None,
             )
         self.arg_names.append(node["arg"])
         value = None

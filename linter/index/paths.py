@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
 
 from linter.facts.model import Expr
+from linter.index.project import ARGPARSE_DEFAULT
 
 if TYPE_CHECKING:
     from linter.index.roles import Roles
@@ -42,6 +43,7 @@ class PathConditions:
         self.p = roles.p
         self._memo: Dict[Tuple[int, int, int], Alternatives] = {}
         self._atoms: Dict[Tuple[int, int, int], FrozenSet[Atom]] = {}
+        self._dead: Dict[Tuple[int, int, int], bool] = {}
 
     # ------------------------------------------------------------------ questions
     def compatible(self, entry: int, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
@@ -101,6 +103,67 @@ class PathConditions:
             if len(out) > _MAX_CHAINS:
                 return None
         return out or None
+
+    # ------------------------------------------------------------------ decided branches
+    def dead(self, fi: int, scope: int, stmt: int) -> bool:
+        """Statement ``stmt`` lies in a branch that is never taken: an enclosing test that
+        constant propagation decides the other way on every path (every call site passes
+        ``norm=None`` to ``if norm == "batch":``; a shipped config sets ``drop_rate: 0.0``)."""
+        key = (fi, scope, stmt)
+        hit = self._dead.get(key)
+        if hit is None:
+            hit = any(self.decided(fi, scope, test) is (not positive)
+                      for test, positive in self.roles.guards(fi, scope).get(stmt, ()))
+            self._dead[key] = hit
+        return hit
+
+    def decided(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Optional[bool]:
+        """The truth value of test ``e`` when every path gives the same one, else None."""
+        p = self.p
+        saved, p.assume = p.assume, {}   # the answer must not depend on the question being asked
+        try:
+            return self._decide(fi, scope, e, depth)
+        finally:
+            p.assume = saved
+
+    def _decide(self, fi: int, scope: int, e: Expr, depth: int) -> Optional[bool]:
+        if depth > 8:
+            return None
+        tag = e[0]
+        if tag == "unary" and e[1] == "not":
+            r = self._decide(fi, scope, e[2], depth + 1)
+            return None if r is None else not r
+        if tag == "boolop":
+            rs = [self._decide(fi, scope, x, depth + 1) for x in e[2]]
+            if e[1] == "and":
+                return False if False in rs else (True if all(r is True for r in rs) else None)
+            return True if True in rs else (False if all(r is False for r in rs) else None)
+        if tag == "compare" and len(e[1]) == 1:
+            left = self._values(fi, scope, e[2][0])
+            right = self._values(fi, scope, e[2][1])
+            if left is None or right is None:
+                return None
+            out = set()
+            for a in left:
+                for b in right:
+                    r = _compare(e[1][0], a, b)
+                    if r is None:
+                        return None
+                    out.add(r)
+            return out.pop() if len(out) == 1 else None
+        vals = self._values(fi, scope, e)
+        if not vals:
+            return None
+        truths = {bool(v) for v in vals}
+        return truths.pop() if len(truths) == 1 else None
+
+    def _values(self, fi: int, scope: int, e: Expr) -> Optional[List[Any]]:
+        if e[0] not in ("const", "name", "attr", "subscript", "binop", "unary"):
+            return None
+        vals, known = self.p.constants(fi, scope, e)
+        if not known or not vals or any(v.via.startswith(ARGPARSE_DEFAULT) for v in vals):
+            return None   # unknown, or a command-line option's default: another run passes another value
+        return [v.value for v in vals]
 
     # ------------------------------------------------------------------ atoms
     def stmt_atoms(self, fi: int, scope: int, stmt: int) -> FrozenSet[Atom]:
@@ -169,6 +232,26 @@ def _text(e: Expr, local_defs: Dict[str, Any], depth: int) -> Tuple[Optional[str
     if tag == "const":
         return repr(e[1]), False
     return None, False
+
+
+def _compare(op: str, a: Any, b: Any) -> Optional[bool]:
+    try:
+        if op == "==":
+            return bool(a == b)
+        if op == "!=":
+            return bool(a != b)
+        if op == "is":
+            return a is b if a is None or b is None or isinstance(a, bool) else None
+        if op == "is not":
+            return a is not b if a is None or b is None or isinstance(a, bool) else None
+        if op in ("<", "<=", ">", ">=") and isinstance(a, (int, float)) and isinstance(b, (int, float)) \
+                and not isinstance(a, bool) and not isinstance(b, bool):
+            return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+        if op in ("in", "not in") and isinstance(b, (tuple, str)):
+            return (a in b) if op == "in" else (a not in b)
+    except TypeError:
+        return None
+    return None
 
 
 def _hashable(v: Any) -> Any:

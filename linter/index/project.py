@@ -33,6 +33,8 @@ from linter.index.values import (
 )
 
 _BUILTINS = frozenset(dir(builtins))
+ARGPARSE_DEFAULT = "argparse default"
+"""Provenance of a value read from an argparse default: a command-line option may override it."""
 _MAX_VALUES = 24
 _MAX_DEPTH = 6
 _EMPTY: FrozenSet[Value] = frozenset()
@@ -647,7 +649,7 @@ class Project:
         fields: List[Tuple[str, Tuple[int, int, Any]]] = []
         pfi = parser.file
         if pfi < 0:
-            return Record((), fi, cid)
+            return Record((), fi, cid, "argparse")
         facts = self.files[pfi]
         for acid in facts.callee_index.get("add_argument", ()):
             c = facts.calls[acid]
@@ -666,7 +668,7 @@ class Project:
                     default = a.value
             if dest:
                 fields.append((dest, (pfi, c.scope, default)))
-        return Record(tuple(fields), fi, cid)
+        return Record(tuple(fields), fi, cid, "argparse")
 
     def returns(self, f: Func) -> FrozenSet[Value]:
         key = (f.file, f.index)
@@ -1102,9 +1104,10 @@ class Project:
                 if isinstance(base, Mod):
                     out += self._global_defs(base.file, e[2])
                 elif isinstance(base, Record):
+                    via = {"argparse": ARGPARSE_DEFAULT}.get(base.kind, "")
                     for fname, (rfi, rscope, expr) in base.fields:
                         if fname == e[2]:
-                            out.append((rfi, rscope, expr, self._expr_line(rfi, expr, base), ""))
+                            out.append((rfi, rscope, expr, self._expr_line(rfi, expr, base), via))
                 elif isinstance(base, (Cls, Obj)):
                     c = base if isinstance(base, Cls) else base.type
                     if isinstance(c, Cls):

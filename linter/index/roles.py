@@ -91,6 +91,7 @@ class Roles:
         self._caller_stmts: Dict[Site, List[Tuple[int, int, int]]] = {}
         self._read_index: Dict[Site, Dict[int, List[int]]] = {}
         self._entry_dirs: Optional[FrozenSet[str]] = None
+        self._refs: Optional[Dict[str, List[Tuple[int, int, int, Any]]]] = None
         self._paths: Optional[Any] = None
 
     # ------------------------------------------------------------------ words
@@ -262,15 +263,44 @@ class Roles:
         f = p.files[fi].funcs[scope]
         calls = {(cfi, cid) for cfi, cid, _ in p.callers(Func(fi, scope))}
         calls.update(p.resolved_callers(Func(fi, scope)))   # aliases, instance calls
-        if f.kind == "method" and f.cls >= 0 and (not calls or f.name in _RUN_BY_INSTANCE):
+        refs: Set[Tuple[int, int, int]] = set(self.references(Func(fi, scope)))
+        if f.kind == "method" and f.cls >= 0 and (not calls or f.name in _RUN_BY_INSTANCE or f.name == "__init__"):
             # called by the framework (Model.train runs construct, callbacks run their hooks)
-            # or through a name we cannot see: it runs where an instance is built
+            # or through a name we cannot see: it runs where an instance is built — or where
+            # the class is handed on as a value (a registry `{"resnet": ResNet}`)
             calls.update(self.constructions(Cls(fi, f.cls)))
-        out = sorted({(cfi, p.files[cfi].calls[cid].scope, p.files[cfi].calls[cid].stmt) for cfi, cid in calls})
+            refs.update(self.references(Cls(fi, f.cls)))
+        dead = self.paths.dead
+        out = sorted({(cfi, p.files[cfi].calls[cid].scope, p.files[cfi].calls[cid].stmt) for cfi, cid in calls}
+                     | refs)
+        out = [c for c in out if not dead(*c)]
         if f.kind == "lambda" or f.parent > 0 and p.files[fi].funcs[f.parent].kind != "class":
             out.append((fi, f.parent, -1))
         self._caller_stmts[key] = out
         return out
+
+    def references(self, v: Any) -> List[Tuple[int, int, int]]:
+        """(file, function, statement) where project function or class ``v`` (or a subclass)
+        is used as a value rather than called — stored in a registry dict, passed as a
+        callback, decorated by a registering decorator: it may run from there."""
+        p = self.p
+        if isinstance(v, Func):
+            f = p.files[v.file].funcs[v.index]
+            names = [(f.name, v)]
+        else:
+            names = [(p.files[k.file].classes[k.index].name, k) for k in [v] + p.subclasses(v)]
+        if self._refs is None:
+            self._refs = _reference_index(p)
+        out: Set[Tuple[int, int, int]] = set()
+        for name, target in names:
+            for rfi, rscope, stmt, e in self._refs.get(name, ()):
+                if e is None:
+                    # a decorated definition: `@register_model def resnet50(...)`
+                    if (rfi, rscope, stmt) == _definition(p, target):
+                        out.add((rfi, rscope, stmt))
+                elif target in p.values(rfi, rscope, e):
+                    out.add((rfi, rscope, stmt))
+        return sorted(out)
 
     def constructions(self, c: Cls) -> FrozenSet[Tuple[int, int]]:
         """Calls (file, call) that build an instance of project class ``c`` or of a subclass."""
@@ -696,6 +726,76 @@ class Roles:
 _RUN_BY_INSTANCE = frozenset({"construct", "forward", "call", "__call__"})
 _VERBS = {TRAINING: "trains", EVALUATION: "evaluates", INFERENCE: "predicts", EXPORT: "exports",
           "data": "writes a dataset", "conversion": "writes a checkpoint"}
+
+
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property", "abstractmethod", "setter", "getter",
+                               "deleter", "cached_property", "wraps", "dataclass"})
+
+
+def _definition(p: Project, v: Any) -> Tuple[int, int, int]:
+    """(file, enclosing function, statement) of the ``def``/``class`` statement of ``v``."""
+    facts = p.files[v.file]
+    if isinstance(v, Func):
+        want, parent = ("def", v.index), facts.funcs[v.index].parent
+    else:
+        want, parent = ("class", v.index), facts.classes[v.index].scope
+    for st in walk(facts.funcs[max(parent, 0)].body):
+        if (st[0], st[2] if len(st) > 2 else None) == want:
+            return v.file, max(parent, 0), st[1]
+    return v.file, max(parent, 0), -1
+
+
+def _reference_index(p: Project) -> Dict[str, List[Tuple[int, int, int, Any]]]:
+    """Identifier → (file, function, statement, expression) of each use of a name or attribute
+    as a value (not as the callee of a call); decorated definitions with expression None."""
+    out: Dict[str, List[Tuple[int, int, int, Any]]] = {}
+    for fi, facts in enumerate(p.files):
+        def visit(e: Any, scope: int, sid: int, depth: int = 0) -> None:
+            if not isinstance(e, tuple) or not e or depth > 30:
+                return
+            tag = e[0]
+            if tag == "name":
+                out.setdefault(e[1], []).append((fi, scope, sid, e))
+                return
+            if tag == "attr":
+                out.setdefault(e[2], []).append((fi, scope, sid, e))
+                return
+            if tag in ("call", "const", "lambda", "other"):
+                return   # a call's callee is a call site, its arguments are visited on their own
+            for part in e[1:]:
+                if isinstance(part, tuple):
+                    if part and isinstance(part[0], str):
+                        visit(part, scope, sid, depth + 1)
+                    else:
+                        for x in part:
+                            visit(x, scope, sid, depth + 1)
+        for c in facts.calls:
+            for a in c.args:
+                visit(a.value, c.scope, c.stmt)
+        for a in facts.assigns:
+            if a.value[0] not in ("param", "import", "def", "class", "iter", "enter", "unpack", "except"):
+                visit(a.value, a.scope, a.stmt)
+        for index, f in enumerate(facts.funcs):
+            for st in walk(f.body):
+                if st[0] == "return" and st[2] is not None:
+                    visit(st[2], index, st[1])
+                elif st[0] in ("def", "class") and _registering(facts, st):
+                    name = facts.funcs[st[2]].name if st[0] == "def" else facts.classes[st[2]].name
+                    out.setdefault(name, []).append((fi, index, st[1], None))
+    return out
+
+
+def _registering(facts: Any, st: Stmt) -> bool:
+    """A ``def``/``class`` statement with a decorator that may register it somewhere."""
+    f = facts.funcs[st[2]] if st[0] == "def" else facts.funcs[facts.classes[st[2]].body]
+    for d in f.decorators:
+        head = d
+        if head[0] == "call":
+            head = facts.calls[head[1]].func
+        name = head[1] if head[0] == "name" else head[2] if head[0] == "attr" else ""
+        if name and name not in _PLAIN_DECORATORS:
+            return True
+    return False
 
 
 def _acts_at_module_level(p: Project, fi: int) -> bool:

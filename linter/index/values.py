@@ -89,6 +89,9 @@ class Record(NamedTuple):
     fields: Tuple[Tuple[str, Tuple[int, int, Any]], ...]
     file: int
     call: int
+    kind: str = ""
+    """``argparse``: command-line defaults (a user may pass another value); ``config``: a
+    shipped configuration file; ``""``: a record literal in the code."""
 
 
 class Unknown(NamedTuple):

@@ -397,7 +397,10 @@ class MatchContext:
         """Entry scripts whose code reaches call ``cid`` of file ``fi``: module code runs in the
         entries that import its file (transitively), a function's in the entries that call it,
         a ``construct``/``forward`` in those that call or build its instances."""
-        return sorted(self.roles.reaching_entries(fi, self.p.files[fi].calls[cid].scope))
+        call = self.p.files[fi].calls[cid]
+        if self.roles.paths.dead(fi, call.scope, call.stmt):
+            return []   # in a branch no path takes
+        return sorted(self.roles.reaching_entries(fi, call.scope))
 
     def sites_matching(self, pattern: CallPattern) -> List[Call]:
         """Every call of the project matching ``pattern``, in file/id order (memoised)."""

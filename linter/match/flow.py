@@ -410,8 +410,14 @@ class StateFlow:
         self._resolve_pending()
         linted = set(files)
         out = []
+        seen = set()
         for (fi, cid), info in sorted(self.reports.items()):
-            if fi in linted:
+            # one problem, one finding: the sinks of one function in the same bad state set by
+            # the same calls (an evaluation loop calling the network's layers one by one)
+            key = (fi, self.p.files[fi].calls[cid].scope, info["state"], tuple(sorted(info["kinds"])),
+                   tuple(info["set_by"]), self.p.files[fi].calls[cid].dotted)
+            if fi in linted and key not in seen:
+                seen.add(key)
                 out.append(self._finding(fi, cid, info))
         return out
 
@@ -547,8 +553,23 @@ class StateFlow:
                 acc = _join(acc, self._apply(S, summ, mapping, fr, cid)) if acc else self._apply(S, summ, mapping, fr, cid)
             S = acc
         if ev is not None and ev.to is not None:
-            S = self._set(S, self._receiver(fr, cid), ev.to, self._origin(fr, cid, ev.label))
+            recv = self._receiver(fr, cid)
+            origin = self._origin(fr, cid, ev.label)
+            if self.objects and self._single_layer(recv):
+                origin = origin + ("layer",)   # `net.decoder.prenet.dropout.set_train(True)`: on purpose
+            S = self._set(S, recv, ev.to, origin)
         return S
+
+    def _single_layer(self, keys: FrozenSet[Key]) -> bool:
+        """The receiver is one mode-dependent layer (a Dropout), not a network: switching it
+        alone is deliberate (Tacotron2 keeps its prenet dropout on at inference)."""
+        from linter.match.severity import mode_layer_globs
+
+        if not keys or ANY in keys:
+            return False
+        globs = mode_layer_globs(self.mc, self.rule.framework)
+        return all(k[0] == "o" and globs.any(self.mc.created_types(k[1], k[2]) or self.p.call_names(k[1], k[2]))
+                   for k in keys)
 
     def _mapping(self, fr: _Frame, cid: int, f: Func, skip_self: bool) -> Any:
         """Translate a helper's object keys into the caller's. Keys are concrete objects
@@ -639,7 +660,7 @@ class StateFlow:
                         fr.sink_sites |= inner.sink_sites
                         fr.loop_sink = fr.loop_sink or in_loop or inner.loop_sink
                 continue
-            if state not in self.bad:
+            if state not in self.bad or (origin[0] == "L" and origin[-1] == "layer"):
                 continue
             if self.spec.only_loop_carried and not self._loop_carried(fr, cid, origin):
                 continue

@@ -362,6 +362,8 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         qual = p.files[site.fi].funcs[call.scope].qualname
         if not pred.in_function.search(qual):
             return False
+    if pred.in_class is not None and not _in_class(pred.in_class, site, mc):
+        return False
     if pred.in_loop is not None and mc.in_loop(site.fi, site.cid) != pred.in_loop:
         return False
     if pred.loop_contains is not None and not mc.loop_contains(site.fi, site.cid, pred.loop_contains):
@@ -421,6 +423,18 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         if not version or not version_in(parse_version(version), pred.version):
             return False
     return True
+
+
+def _in_class(globs: Any, site: CallSite, mc: MatchContext) -> bool:
+    funcs = mc.p.files[site.fi].funcs
+    scope = site.call.scope
+    while scope > 0:
+        f = funcs[scope]
+        if f.cls >= 0:
+            c = Cls(site.fi, f.cls)
+            return globs.any(mc.p.type_quals(c))
+        scope = f.parent
+    return False
 
 
 def _guarded_by(rx: Any, site: CallSite, mc: MatchContext) -> bool:

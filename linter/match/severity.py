@@ -64,9 +64,18 @@ def _network_has(mc: MatchContext, framework: str, values: list, seen: Set[Any])
 
 
 def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: Set[Any]) -> Optional[bool]:
+    """Whether object ``o`` holds a mode-dependent layer: one it is (a Dropout that drops
+    something), one its project class builds (in any method, or assigns to an attribute,
+    parameters followed to what the call sites pass), or one inside the objects it is built
+    from (a wrapper's network). A framework object built from no other object (an optimizer,
+    a Dense layer) holds none; a network from an unknown factory is unknown."""
+    from linter.match.training import parts
+
     p = mc.p
+    if o.file >= 0 and o.call >= 0 and _is_mode_layer(mc, globs, o.file, o.call):
+        return True
+    unknown = False
     if isinstance(o.type, Cls):
-        unknown = False
         for k in p.project_mro(o.type):
             facts = p.files[k.file]
             cls = facts.classes[k.index]
@@ -75,35 +84,49 @@ def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: 
                 if c.scope not in scopes:
                     continue
                 names = p.call_names(k.file, cid)
-                if globs.any(names):
+                if globs.any(names) and _is_mode_layer(mc, globs, k.file, cid):
                     return True
-                for v in p.call_values(k.file, cid):
-                    if isinstance(v, Obj) and isinstance(v.type, Cls) and v not in seen:
-                        seen.add(v)
-                        r = _object_has(mc, globs, framework, v, seen)
-                        if r:
-                            return True
-                        unknown = unknown or r is None
                 if names and names[0].rsplit(".", 1)[-1] in _FACTORIES:
                     unknown = True
-        return None if unknown else False
-    if o.file < 0 or o.call < 0:
+    elif o.file < 0 or o.call < 0:
         return None
-    call = p.files[o.file].calls[o.call]
-    if globs.any(p.call_names(o.file, o.call)):
+    elif mc.p.apis.get(o.type.qual) is None and not p.apis.callable_kind(p.call_names(o.file, o.call)):
+        unknown = True   # a framework class the tables do not describe
+    if o.file >= 0 and o.call >= 0:
+        for part in sorted(parts(mc, (o.file, o.call))):
+            if part in seen:
+                continue
+            seen.add(part)
+            if _is_mode_layer(mc, globs, *part):
+                return True
+            for v in p.call_values(*part):
+                if isinstance(v, Obj) and isinstance(v.type, Cls):
+                    r = _object_has(mc, globs, framework, v, seen)
+                    if r:
+                        return True
+                    unknown = unknown or r is None
+    return None if unknown else False
+
+
+def _is_mode_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
+    """Call ``cid`` builds a mode-dependent layer — not a Dropout that keeps everything
+    (``p=0.0``/``keep_prob=1.0`` on every path), which is the identity in both modes."""
+    names = mc.p.call_names(fi, cid)
+    if not globs.any(mc.created_types(fi, cid) or names):
+        return False
+    if not any("ropout" in n for n in names):
         return True
-    # a container or a wrapper: look at what it was built from
-    parts = []
-    for a in call.args:
-        vals = p.values(o.file, call.scope, a.value)
-        parts += list(vals)
-        if a.value[0] == "seq":
-            for e in a.value[2]:
-                parts += list(p.values(o.file, call.scope, e))
-    objs = [v for v in parts if isinstance(v, Obj)]
-    if not objs:
-        return None if p.apis.callable_kind(p.call_names(o.file, o.call)) != "sequential" else False
-    return _network_has(mc, framework, objs, seen)
+    from linter.match.predicates import arg_values
+
+    site = mc.bind(fi, cid, names, names[0])
+    for arg, identity in (("p", 0.0), ("keep_prob", 1.0), ("rate", 0.0)):
+        a = site.arg(arg)
+        if a is None:
+            continue
+        vals, known = arg_values(site, mc, a, arg, False)
+        if known and vals and all(isinstance(v.value, (int, float)) and float(v.value) == identity for v in vals):
+            return False
+    return True
 
 
 def _modules_have(mc: MatchContext, framework: str, fi: int) -> bool:

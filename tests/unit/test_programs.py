@@ -380,3 +380,63 @@ def test_an_op_used_only_in_a_training_branch_serves_training() -> None:
     mc = context({"src/dataset.py": DATASET})
     ctx = mc.roles.pipeline_context(*call_at(mc, "src/dataset.py", 5))
     assert list(ctx) == ["training"] and "used only in a branch" in ctx["training"]
+
+
+def test_branches_decided_by_constants_are_dead_but_command_line_defaults_are_not() -> None:
+    mc = context({
+        "net.py": """
+            from mindspore import nn
+            class Block(nn.Cell):
+                def __init__(self, norm=None, drop=0.0):
+                    super().__init__()
+                    if norm == "batch":
+                        self.bn = nn.BatchNorm2d(4)
+                    if drop > 0.:
+                        self.drop = nn.Dropout(p=drop)
+                    self.fc = nn.Dense(4, 4)
+        """,
+        "train.py": """
+            import argparse
+            import mindspore as ms
+            from net import Block
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--data_dir", default="")
+            args = parser.parse_args()
+            a = Block()
+            b = Block(norm=None, drop=0.0)
+            if args.data_dir:
+                print("from a folder")
+            ms.export(a, None, file_name="x")
+        """,
+    })
+    e = fid(mc, "train.py")
+    bn, drop, fc = (call_at(mc, "net.py", n) for n in (7, 9, 10))
+    assert mc.entries_reaching(*bn) == [] and mc.entries_reaching(*drop) == []
+    assert mc.entries_reaching(*fc) == [e]
+    folder = call_at(mc, "train.py", 11)
+    assert mc.entries_reaching(*folder) == [e]      # `--data_dir` may be passed on the command line
+
+
+def test_classes_and_functions_handed_on_as_values_are_reached() -> None:
+    mc = context({
+        "models.py": """
+            from mindspore import nn
+            def register(fn):
+                return fn
+            class NetA(nn.Cell):
+                def construct(self, x):
+                    return nn.Dense(2, 2)(x)
+            @register
+            def net_b():
+                return nn.Dense(3, 3)
+            MODELS = {"a": NetA}
+        """,
+        "train.py": """
+            from models import MODELS
+            if __name__ == "__main__":
+                net = MODELS["a"]()
+        """,
+    })
+    e = fid(mc, "train.py")
+    assert mc.entries_reaching(*call_at(mc, "models.py", 7)) == [e]
+    assert mc.entries_reaching(*call_at(mc, "models.py", 10)) == [e]   # registered by a decorator, module imported
