@@ -19,7 +19,7 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 BUILTIN_PLACEHOLDERS = frozenset({
     "callee", "qualname", "framework_version", "assumed_version", "helper", "related", "state",
     "entry", "source", "sink", "function", "layer", "next", "pipeline_reason", "context", "cause",
-    "set_by", "seed_calls", "network",
+    "set_by", "seed_calls", "network", "more",
 })
 
 
@@ -178,6 +178,7 @@ class CallPred:
     differs_from: Optional["DiffersFrom"] = None
     project_calls: Tuple["CallPattern", ...] = ()
     in_class: Optional[GlobSet] = None
+    live: Optional[bool] = None
 
 
 @dataclass(frozen=True)
@@ -314,6 +315,8 @@ class CompiledRule:
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
     fixes: Tuple[Any, ...] = ()
     """:class:`linter.compiler.fixes.FixSpec` variants (empty: no automatic fix)."""
+    once_per: str = ""
+    """``program``: one finding per set of entry scripts (``report.once_per``)."""
     default_on: bool = True
     """False: an opt-in rule, run only when selected explicitly (``default: false``)."""
 
@@ -394,6 +397,7 @@ class _Builder:
                 project_calls=tuple(self.call_pattern(x, p + ["project_calls", i])
                                     for i, x in enumerate(c.get("project_calls", ()))),
                 in_class=self.globs(c["in_class"], p + ["in_class"]) if "in_class" in c else None,
+                live=c.get("live"),
             )
         self.arg_names.append(node["arg"])
         value = None
@@ -590,8 +594,8 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
     for i, adj in enumerate(data.get("severity_if", ())):
         adj = dict(adj)
         if isinstance(adj["when"], dict):
-            if kind != "call":
-                raise b.fail(["severity_if", i, "when"], "a predicate `when` needs a call rule (it is tested on the matched call)")
+            if kind not in ("call", "sequence"):
+                raise b.fail(["severity_if", i, "when"], "a predicate `when` needs a call or sequence rule (it is tested on the matched call)")
             adj["pred"] = b.pred(adj["when"], ["severity_if", i, "when"])
         severity_if.append(adj)
     report_at = (data.get("report") or {}).get("at", "call")
@@ -643,7 +647,7 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
         kind=kind, spec=spec, examples=examples, path=doc.path, line=doc.line_of([]) or 1,
         tags=tuple(data.get("tags", ())), versions=data.get("versions"),
         severity_if=tuple(severity_if), report_at=report_at, raw=data, fixes=fixes,
-        default_on=bool(data.get("default", True)),
+        default_on=bool(data.get("default", True)), once_per=(data.get("report") or {}).get("once_per", ""),
     )
 
 

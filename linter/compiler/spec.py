@@ -107,6 +107,7 @@ _CALL_PRED = _obj(
         "receiver_made_by": _one_or_many(_GLOB, "The receiver of a method call was created/returned by a call matching these names."),
         "callee_made_by": _one_or_many(_GLOB, "The called object is the result of a call matching these names (e.g. a function made by `mindspore.ops.value_and_grad`)."),
         "in_function": {"type": "string", "format": "regex", "description": "Regex on the qualified name of the enclosing function."},
+        "live": {"type": "boolean", "description": "True: some entry script's program runs this call. False: it provably does not — it sits in a branch that constant propagation and shipped configuration decide the other way, or no entry script of its project reaches it (an entry script lives in its folder or above). Code whose programs are unknown (a library without entry scripts, a snippet) passes neither."},
         "in_class": _one_or_many(_GLOB, "The call is in a method (or a function nested in one) of a project class deriving from these, e.g. `mindspore.nn.Cell`: a network calling its own layers."),
         "result_method": _one_or_many({"type": "string"}, "The call's result is immediately used as the receiver of a method with one of these names (e.g. `scaler.scale(loss).backward()`)."),
         "result_used_by": dict(_ref("call_pattern"), description="Some call matching this pattern, anywhere in the project, acts on an object derived from this call's result (e.g. a `.shuffle()` on any dataset derived from a source dataset, in a helper or a caller)."),
@@ -349,7 +350,7 @@ _SEVERITY_IF = _obj(
         "when": {"anyOf": [
             {"enum": ["network-without-dropout-or-batchnorm"],
              "description": "The network the finding is about has no Dropout/BatchNorm (or other mode-dependent layer)."},
-            dict(_ref("predicate"), description="Call rules: a predicate on the matched call (e.g. `{not: {call: {entry: {role: training}}}}`)."),
+            dict(_ref("predicate"), description="Call and sequence rules: a predicate on the matched call (e.g. `{call: {live: false}}`)."),
         ]},
         "severity": {"enum": list(SEVERITIES)},
         "note": _TEXT,
@@ -398,7 +399,9 @@ def rule_schema() -> Dict[str, Any]:
             "fix": {"description": "How to fix a finding automatically (`trainlint check --fix`): one fix or a list of variants; the "
                                    "first variant whose `when` holds and whose edits can be made is offered.",
                     "anyOf": [_FIX, {"type": "array", "items": _FIX, "minItems": 1}]},
-            "report": _obj({"at": {"type": "string", "pattern": "^(call|arg:[A-Za-z_0-9]+)$"}}, desc="Where a call finding points: the call (default) or one argument."),
+            "report": _obj({"at": {"type": "string", "pattern": "^(call|arg:[A-Za-z_0-9]+)$"},
+                            "once_per": {"enum": ["program"], "description": "`program`: matches run by the same entry scripts are one problem (several `to_float` sites of one float16 training without loss scaling): the first is reported, the others are listed as `{more}`."}},
+                           desc="Where a call finding points: the call (default) or one argument; and how matches group into findings."),
             "examples": _obj(
                 {
                     "invalid": {"type": "array", "items": _EXAMPLE, "minItems": 1},

@@ -69,14 +69,11 @@ class PathConditions:
     def _scope_conditions(self, entry: int, fi: int, scope: int, depth: int) -> Alternatives:
         """Conditions under which ``entry``'s program runs function ``scope`` of file ``fi``."""
         key = (entry, fi, scope)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = None   # a cycle: unknown
+        return self.p.memo(self._memo, key, lambda: self.p.guard(("paths", key), lambda: self._scope_bounded(entry, fi, scope, depth), None))
+
+    def _scope_bounded(self, entry: int, fi: int, scope: int, depth: int) -> Alternatives:
         out = self._scope_uncached(entry, fi, scope, depth)
-        if out is not None and len(out) > _MAX_CHAINS:
-            out = None
-        self._memo[key] = out
-        return out
+        return None if out is not None and len(out) > _MAX_CHAINS else out
 
     def _scope_uncached(self, entry: int, fi: int, scope: int, depth: int) -> Alternatives:
         if depth > _MAX_DEPTH:
@@ -109,13 +106,8 @@ class PathConditions:
         """Statement ``stmt`` lies in a branch that is never taken: an enclosing test that
         constant propagation decides the other way on every path (every call site passes
         ``norm=None`` to ``if norm == "batch":``; a shipped config sets ``drop_rate: 0.0``)."""
-        key = (fi, scope, stmt)
-        hit = self._dead.get(key)
-        if hit is None:
-            hit = any(self.decided(fi, scope, test) is (not positive)
-                      for test, positive in self.roles.guards(fi, scope).get(stmt, ()))
-            self._dead[key] = hit
-        return hit
+        return self.p.memo(self._dead, (fi, scope, stmt), lambda: any(
+            self.decided(fi, scope, test) is (not positive) for test, positive in self.roles.guards(fi, scope).get(stmt, ())))
 
     def decided(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Optional[bool]:
         """The truth value of test ``e`` when every path gives the same one, else None."""
@@ -167,16 +159,12 @@ class PathConditions:
 
     # ------------------------------------------------------------------ atoms
     def stmt_atoms(self, fi: int, scope: int, stmt: int) -> FrozenSet[Atom]:
-        key = (fi, scope, stmt)
-        hit = self._atoms.get(key)
-        if hit is not None:
-            return hit
-        atoms = set()
-        for test, positive in self.roles.guards(fi, scope).get(stmt, ()):
-            atoms.update(self._test_atoms(fi, scope, test, positive))
-        out = frozenset(atoms)
-        self._atoms[key] = out
-        return out
+        def compute() -> FrozenSet[Atom]:
+            atoms = set()
+            for test, positive in self.roles.guards(fi, scope).get(stmt, ()):
+                atoms.update(self._test_atoms(fi, scope, test, positive))
+            return frozenset(atoms)
+        return self.p.memo(self._atoms, (fi, scope, stmt), compute)
 
     def _test_atoms(self, fi: int, scope: int, e: Expr, holds: bool) -> List[Atom]:
         tag = e[0]

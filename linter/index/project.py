@@ -38,6 +38,7 @@ ARGPARSE_DEFAULT = "argparse default"
 _MAX_VALUES = 24
 _MAX_DEPTH = 6
 _EMPTY: FrozenSet[Value] = frozenset()
+_MISSING = object()
 _UNK: FrozenSet[Value] = frozenset((UNKNOWN,))
 _ARITH = {
     "+": lambda a, b: a + b,
@@ -170,6 +171,30 @@ class Project:
         self._resolving: Set[str] = set()
         self._sets: Dict[FrozenSet[Value], FrozenSet[Value]] = {}
 
+    # ------------------------------------------------------------------ memo tables
+    def memo(self, table: Dict[Any, Any], key: Any, compute: Callable[[], Any]) -> Any:
+        """``table[key]``, computed by ``compute()`` on the first question.
+
+        A question that meets itself is cut short (``guard``), so an answer may depend on which
+        question came first; the rules therefore each start from the same state (see
+        ``linter/match/__init__.py``), which makes the findings independent of that order."""
+        hit = table.get(key, _MISSING)
+        if hit is not _MISSING:
+            return hit
+        out = table[key] = compute()
+        return out
+
+    def guard(self, key: Any, compute: Callable[[], Any], on_cycle: Any) -> Any:
+        """``compute()``, or ``on_cycle`` when the same question is already being answered
+        further up (a recursive definition)."""
+        if key in self._active:
+            return on_cycle
+        self._active.add(key)
+        try:
+            return compute()
+        finally:
+            self._active.discard(key)
+
     # ------------------------------------------------------------------ files and names
     def path(self, fi: int) -> str:
         return self.files[fi].path
@@ -224,7 +249,8 @@ class Project:
         finally:
             self._depth -= 1
             self._active.discard(key)
-        self._values[key] = out = self._share(out)
+        out = self._share(out)
+        self._values[key] = out
         return out
 
     def _values_uncached(self, fi: int, scope: int, e: Expr) -> FrozenSet[Value]:
@@ -297,7 +323,8 @@ class Project:
             out = self._binding_uncached(fi, aid)
         finally:
             self._active.discard(("b", key))
-        self._bindings[key] = out = self._share(out)
+        out = self._share(out)
+        self._bindings[key] = out
         return out
 
     def _binding_uncached(self, fi: int, aid: int) -> FrozenSet[Value]:
@@ -564,8 +591,8 @@ class Project:
             if any(isinstance(v, Param) for v in vals):
                 # `model(x)` where `model` is a parameter: what the call sites pass.
                 vals = self.expand_params(vals) or _UNK
-            hit = vals
-            self._callees[key] = hit = self._share(hit)
+            hit = self._share(vals)
+            self._callees[key] = hit
         return hit
 
     def call_values(self, fi: int, cid: int) -> FrozenSet[Value]:
@@ -581,7 +608,8 @@ class Project:
             out = self._call_uncached(fi, cid)
         finally:
             self._active.discard(("c", key))
-        self._calls[key] = out = self._share(out)
+        out = self._share(out)
+        self._calls[key] = out
         return out
 
     def _call_uncached(self, fi: int, cid: int) -> FrozenSet[Value]:
@@ -692,7 +720,8 @@ class Project:
                 out = _cap(acc)
         finally:
             self._active.discard(("r", key))
-        self._returns[key] = out = self._share(out)
+        out = self._share(out)
+        self._returns[key] = out
         return out
 
     def call_names(self, fi: int, cid: int) -> Tuple[str, ...]:
@@ -873,7 +902,15 @@ class Project:
         hit = self._callers.get(key)
         if hit is not None:
             return hit
-        self._callers[key] = []
+        if ("callers", key) in self._active:
+            return []
+        self._active.add(("callers", key))
+        try:
+            return self._callers_uncached(f, key)
+        finally:
+            self._active.discard(("callers", key))
+
+    def _callers_uncached(self, f: Func, key: Tuple[int, int]) -> List[Tuple[int, int, BoundArgs]]:
         fact = self.files[f.file].funcs[f.index]
         keys = [fact.name]
         if fact.kind == "method" and fact.name == "__init__":
@@ -887,9 +924,7 @@ class Project:
                     seen.add((gfi, cid))
                     out.append((gfi, cid, bind_args(self.files[gfi].calls[cid].args, params, self_bound)))
         out.sort(key=lambda t: (t[0], t[1]))
-        if any(k in self._resolving for k in keys):
-            del self._callers[key]   # partial (asked while its sites were being resolved): not kept
-        else:
+        if not any(k in self._resolving for k in keys):   # else partial (asked while its sites were being resolved)
             self._callers[key] = out
         return out
 

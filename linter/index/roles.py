@@ -92,6 +92,7 @@ class Roles:
         self._read_index: Dict[Site, Dict[int, List[int]]] = {}
         self._entry_dirs: Optional[FrozenSet[str]] = None
         self._refs: Optional[Dict[str, List[Tuple[int, int, int, Any]]]] = None
+        self._evidence: Optional[Dict[int, Dict[str, Tuple[int, int]]]] = None
         self._paths: Optional[Any] = None
 
     # ------------------------------------------------------------------ words
@@ -204,9 +205,9 @@ class Roles:
 
     def step_sites(self, role: str) -> List[Tuple[int, int]]:
         """Every call in the project that performs a step of ``role``."""
-        hit = self._step_sites.get(role)
-        if hit is not None:
-            return hit
+        return self.p.memo(self._step_sites, role, lambda: self._step_sites_uncached(role))
+
+    def _step_sites_uncached(self, role: str) -> List[Tuple[int, int]]:
         globs = self.spec.steps.get(role)
         out: List[Tuple[int, int]] = []
         if globs:
@@ -218,36 +219,43 @@ class Roles:
                 for cid in ids:
                     if globs.any(self.p.call_names(fi, cid)):
                         out.append((fi, cid))
-        self._step_sites[role] = out
         return out
 
     def reaching_entries(self, fi: int, scope: int) -> FrozenSet[int]:
-        """Entry scripts whose module code reaches function ``scope`` of file ``fi``."""
-        return self._reaching(fi, scope, frozenset())
+        """Entry scripts whose module code reaches function ``scope`` of file ``fi`` (the
+        whole caller graph is walked, cycles cut, so the answer is exact for the question)."""
+        return self.p.memo(self._reach, (fi, scope), lambda: self._reaching(fi, scope, frozenset())[0])
 
-    def _reaching(self, fi: int, scope: int, stack: FrozenSet[Site]) -> FrozenSet[int]:
+    def _reaching(self, fi: int, scope: int, stack: FrozenSet[Site]) -> Tuple[FrozenSet[int], bool]:
+        """(entries, whether a cycle was cut below). Answers with no cycle cut below are exact
+        and memoised, so a caller graph with many paths is walked once per function."""
         site = (fi, scope)
         hit = self._reach.get(site)
         if hit is not None:
-            return hit
-        if site in stack or len(stack) > 30:
-            return frozenset()
+            return hit, False
+        if site in stack:
+            return frozenset(), True   # a cycle: every entry reaching it reaches a caller further up
+        if len(stack) > 60:
+            return frozenset(), True
         funcs = self.p.files[fi].funcs
         if scope == 0:
-            out = self.importing_entries(fi)
-            self._reach[site] = out
-            return out
+            return self.importing_entries(fi), False
         f = funcs[scope]
         acc: Set[int] = set()
+        cut = False
         if f.kind == "class":
-            acc |= self._reaching(fi, f.parent, stack | {site})
+            sub, c = self._reaching(fi, f.parent, stack | {site})
+            acc |= sub
+            cut = cut or c
         else:
             for cfi, cscope in sorted({(c[0], c[1]) for c in self.caller_statements(fi, scope)}):
-                acc |= self._reaching(cfi, cscope, stack | {site})
+                sub, c = self._reaching(cfi, cscope, stack | {site})
+                acc |= sub
+                cut = cut or c
         result = frozenset(acc)
-        if not stack:
+        if not cut:
             self._reach[site] = result
-        return result
+        return result, cut
 
     def caller_statements(self, fi: int, scope: int) -> List[Tuple[int, int, int]]:
         """(file, function, statement) of every place that runs function ``scope`` of file
@@ -255,10 +263,9 @@ class Roles:
         calls by name or a ``construct``/``forward`` the constructions of its class (the
         framework calls it), and for closures and lambdas the function defining them
         (statement -1: they run where they are passed)."""
-        key = (fi, scope)
-        hit = self._caller_stmts.get(key)
-        if hit is not None:
-            return hit
+        return self.p.memo(self._caller_stmts, (fi, scope), lambda: self._caller_statements(fi, scope))
+
+    def _caller_statements(self, fi: int, scope: int) -> List[Tuple[int, int, int]]:
         p = self.p
         f = p.files[fi].funcs[scope]
         calls = {(cfi, cid) for cfi, cid, _ in p.callers(Func(fi, scope))}
@@ -276,7 +283,6 @@ class Roles:
         out = [c for c in out if not dead(*c)]
         if f.kind == "lambda" or f.parent > 0 and p.files[fi].funcs[f.parent].kind != "class":
             out.append((fi, f.parent, -1))
-        self._caller_stmts[key] = out
         return out
 
     def references(self, v: Any) -> List[Tuple[int, int, int]]:
@@ -304,11 +310,10 @@ class Roles:
 
     def constructions(self, c: Cls) -> FrozenSet[Tuple[int, int]]:
         """Calls (file, call) that build an instance of project class ``c`` or of a subclass."""
-        key = (c.file, c.index)
-        hit = self._constructed.get(key)
-        if hit is not None:
-            return hit
-        self._constructed[key] = frozenset()
+        return self.p.memo(self._constructed, (c.file, c.index),
+                           lambda: self.p.guard(("constructions", c), lambda: self._constructions(c), frozenset()))
+
+    def _constructions(self, c: Cls) -> FrozenSet[Tuple[int, int]]:
         p = self.p
         out: Set[Tuple[int, int]] = set()
         for k in [c] + p.subclasses(c):
@@ -316,9 +321,7 @@ class Roles:
             for gfi, gcid in p.name_sites(name):
                 if k in p.callee_values(gfi, gcid):
                     out.add((gfi, gcid))
-        result = frozenset(out)
-        self._constructed[key] = result
-        return result
+        return frozenset(out)
 
     def entry_roles(self, fi: int) -> Set[str]:
         """The roles of the program of entry script ``fi``, from the calls it reaches."""
@@ -329,24 +332,12 @@ class Roles:
         the file name. A program trains when it reaches a parameter update, or a gradient
         together with an update whose type is unknown; a training file name lets either
         alone count. Names give no role to a program that shows one by its calls."""
-        hit = self._programs.get(fi)
-        if hit is not None:
-            return hit
+        return self.p.memo(self._programs, fi, lambda: self._program_evidence(fi))
+
+    def _program_evidence(self, fi: int) -> Dict[str, Tuple[int, int]]:
         names = self.name_roles(fi)
-        spec = self.spec
-        out: Dict[str, Tuple[int, int]] = {}
-        reached: Dict[str, Tuple[int, int]] = {}
-        for role in sorted(spec.steps):
-            for sfi, cid in self.step_sites(role):
-                if fi in self.reaching_entries(sfi, self.p.files[sfi].calls[cid].scope):
-                    if role != TRAINING:
-                        out[role] = (sfi, cid)
-                        break
-                    cnames = self.p.call_names(sfi, cid)
-                    for kind, globs in (("update", spec.updates), ("gradient", spec.gradients),
-                                        ("untyped", spec.untyped_updates)):
-                        if kind not in reached and globs.any(cnames):
-                            reached[kind] = (sfi, cid)
+        reached = self._step_evidence().get(fi, {})
+        out = {role: site for role, site in reached.items() if role in self.spec.steps and role != TRAINING}
         if "update" in reached:
             out[TRAINING] = reached["update"]
         elif "gradient" in reached and ("untyped" in reached or TRAINING in names):
@@ -357,8 +348,33 @@ class Roles:
             for role in _NAMED_ONLY:
                 if role in names:
                     out[role] = (-1, -1)
-        self._programs[fi] = out
         return out
+
+    def _step_evidence(self) -> Dict[int, Dict[str, Tuple[int, int]]]:
+        """Entry → kind of step (a role other than training; ``update``, ``gradient`` or
+        ``untyped`` for training) → the first such call it reaches. Built once, walking from
+        each step call up to the entries (not from each entry to every step: a tree of many
+        projects has many of both)."""
+        if self._evidence is None:
+            spec = self.spec
+            out: Dict[int, Dict[str, Tuple[int, int]]] = {}
+            for role in sorted(spec.steps):
+                for sfi, cid in self.step_sites(role):
+                    entries = self.reaching_entries(sfi, self.p.files[sfi].calls[cid].scope)
+                    if not entries:
+                        continue
+                    if role == TRAINING:
+                        cnames = self.p.call_names(sfi, cid)
+                        kinds = [kind for kind, globs in (("update", spec.updates), ("gradient", spec.gradients),
+                                                         ("untyped", spec.untyped_updates)) if globs.any(cnames)]
+                    else:
+                        kinds = [role]
+                    for e in entries:
+                        mine = out.setdefault(e, {})
+                        for kind in kinds:
+                            mine.setdefault(kind, (sfi, cid))
+            self._evidence = out
+        return self._evidence
 
     def describe_program(self, fi: int, role: str) -> str:
         """``train.py (trains: `model.train(...)` at train.py:88)`` — why a program has a role."""
@@ -402,13 +418,8 @@ class Roles:
 
     def leading_sites(self, role: str) -> Set[Site]:
         """Functions from which a ``role`` step is reachable (those on the backward paths)."""
-        hit = self._leads.get(role)
-        if hit is not None:
-            return hit
-        out = self.p.calling_scopes(
-            ((sfi, self.p.files[sfi].calls[cid].scope) for sfi, cid in self.step_sites(role)), lexical=True)
-        self._leads[role] = out
-        return out
+        return self.p.memo(self._leads, role, lambda: self.p.calling_scopes(
+            ((sfi, self.p.files[sfi].calls[cid].scope) for sfi, cid in self.step_sites(role)), lexical=True))
 
     def main_path_line(self, fi: int, role: str) -> Tuple[int, int]:
         """First statement on the entry's main path that leads to a ``role`` step."""
@@ -480,14 +491,9 @@ class Roles:
         return ctx
 
     def _call_context(self, fi: int, cid: int, depth: int) -> Dict[str, str]:
-        key = ("c", fi, cid)
-        hit = self._ctx.get(key)
-        if hit is not None:
-            return hit
-        self._ctx[key] = {}
-        out = self._call_context_uncached(fi, cid, depth)
-        self._ctx[key] = out
-        return out
+        # keyed by depth too: how far callers are followed depends on it
+        key = ("c", fi, cid, depth)
+        return self.p.memo(self._ctx, key, lambda: self.p.guard(key, lambda: self._call_context_uncached(fi, cid, depth), {}))
 
     def _call_context_uncached(self, fi: int, cid: int, depth: int) -> Dict[str, str]:
         p = self.p
@@ -592,14 +598,8 @@ class Roles:
         return out
 
     def _scope_context(self, fi: int, scope: int, depth: int) -> Dict[str, str]:
-        key = ("s", fi, scope)
-        hit = self._ctx.get(key)
-        if hit is not None:
-            return hit
-        self._ctx[key] = {}
-        out = self._scope_context_uncached(fi, scope, depth)
-        self._ctx[key] = out
-        return out
+        key = ("s", fi, scope, depth)
+        return self.p.memo(self._ctx, key, lambda: self.p.guard(key, lambda: self._scope_context_uncached(fi, scope, depth), {}))
 
     def _scope_context_uncached(self, fi: int, scope: int, depth: int) -> Dict[str, str]:
         p = self.p

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import sys
 import traceback
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from linter.compiler.build import CompiledRule
+from linter.index.values import Cls, Func
 from linter.match.context import MatchContext
 from linter.model import Diagnostic, ErrorKind, Finding
 
@@ -81,6 +82,51 @@ _COST = {"sequence": 0, "flow": 1, "absent": 2, "call": 3}
 _STATE: Optional[Tuple[Sequence[CompiledRule], MatchContext, Sequence[int], str]] = None
 PARALLEL_MIN_CALLS = 20_000
 """Below this many calls in the project, matching in one process is faster than forking."""
+PREFILL_CHUNKS = 8
+"""Files are resolved in this many groups before the rules run — a number that does not
+depend on ``--jobs``, so that the resolved state is the same however many workers there are."""
+
+# Why rules run in isolation
+# --------------------------
+# The project index answers questions lazily and memoises the answers. A question that meets
+# itself (a recursive definition) is cut short, so an answer may depend on what an earlier
+# question left in the memo tables — and the findings of a rule on which rules ran before it
+# in the same process, that is, on --jobs. Every rule therefore starts from the same state:
+# the linked project, the callee resolution of every call (computed group by group, each
+# group from the linked state) and the program model (_warm_up) — in a forked worker of its
+# own on large projects, after restoring a snapshot on small ones.
+
+
+def _memo_state(mc: MatchContext) -> List[Any]:
+    """The objects whose private attributes are memo tables."""
+    objs: List[Any] = [mc, mc.p, mc.roles]
+    paths = mc.roles.__dict__.get("_paths")
+    if paths is not None:
+        objs.append(paths)
+    return objs
+
+
+def _snapshot(mc: MatchContext) -> List[Tuple[Any, Dict[str, Any]]]:
+    return [(o, {k: _copy(v) for k, v in vars(o).items() if k.startswith("_")}) for o in _memo_state(mc)]
+
+
+def _restore(mc: MatchContext, snap: List[Tuple[Any, Dict[str, Any]]]) -> None:
+    for o, attrs in snap:
+        for k in [k for k in vars(o) if k.startswith("_") and k not in attrs]:
+            delattr(o, k)
+        for k, v in attrs.items():
+            setattr(o, k, _copy(v))
+    paths = mc.roles.__dict__.get("_paths")
+    if paths is not None and all(o is not paths for o, _ in snap):
+        mc.roles._paths = None   # created after the snapshot: start it again
+
+
+def _copy(v: Any) -> Any:
+    if isinstance(v, dict):
+        return dict(v)
+    if isinstance(v, (set, list)):
+        return type(v)(v)
+    return v
 
 
 def _chunks(mc: MatchContext, n: int) -> List[List[int]]:
@@ -99,13 +145,38 @@ def _chunks(mc: MatchContext, n: int) -> List[List[int]]:
 
 def _resolve_calls(files: Sequence[int]) -> Tuple[dict, dict]:
     assert _STATE is not None
-    p = _STATE[1].p
+    return _resolve_in(_STATE[1], files)
+
+
+def _resolve_in(mc: MatchContext, files: Sequence[int]) -> Tuple[dict, dict]:
+    p = mc.p
+    for fi in files:
+        for cid in range(len(p.files[fi].calls)):
+            p.call_names(fi, cid)
+    # only the answers memoised (computed without a cut), for the calls of these files
     names, callees = {}, {}
     for fi in files:
         for cid in range(len(p.files[fi].calls)):
-            names[(fi, cid)] = p.call_names(fi, cid)
-            callees[(fi, cid)] = p.callee_values(fi, cid)
+            if (fi, cid) in p._names:
+                names[(fi, cid)] = p._names[(fi, cid)]
+            if (fi, cid) in p._callees:
+                callees[(fi, cid)] = p._callees[(fi, cid)]
     return names, callees
+
+
+def _warm_up(mc: MatchContext) -> None:
+    """The program model every rule asks about, built once, in a fixed order, before the rules
+    fork: the index of what runs each function, the entries and their roles, the references
+    to classes and functions. Deterministic (one order, from the resolved state), so it may be
+    shared; without it each rule's worker would rebuild it."""
+    p, roles = mc.p, mc.roles
+    if p.files:
+        p.resolved_callers(Func(0, 0))
+        p.name_sites("")
+        p.subclasses(Cls(0, 0))
+        roles.references(Func(0, 0))
+    for e in roles.entries():
+        roles.program_evidence(e)
 
 
 def _run_one(index: int) -> Tuple[List[Finding], List[Diagnostic]]:
@@ -116,23 +187,47 @@ def _run_one(index: int) -> Tuple[List[Finding], List[Diagnostic]]:
 
 def run_rules(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int],
               lang: str, jobs: int = 1) -> Tuple[List[Finding], List[Diagnostic]]:
-    """Every rule over ``files``. With ``jobs > 1`` on a large project, rules are handed out
-    one at a time to forked workers that share the built project index (copy-on-write);
-    each worker keeps its lazily computed facts across the rules it runs."""
+    """Every rule over ``files``, each from the same resolved state (see above): on a large
+    project in forked workers (``jobs`` at a time) that share the index copy-on-write, on a
+    small one in this process, restoring a snapshot between rules. Either way the findings
+    are the same for every ``jobs``."""
     findings: List[Finding] = []
     errors: List[Diagnostic] = []
     rules = _applicable(rules, mc)
     order = sorted(range(len(rules)), key=lambda i: (_COST.get(rules[i].kind, 9), i))
     calls = sum(len(mc.p.files[fi].calls) for fi in range(len(mc.p.files)))
     results: List[Tuple[List[Finding], List[Diagnostic]]] = []
-    if jobs > 1 and len(rules) > 1 and calls >= PARALLEL_MIN_CALLS and sys.platform.startswith("linux"):
-        results = _parallel(rules, mc, files, lang, jobs, order)
+    if len(rules) > 1 and calls >= PARALLEL_MIN_CALLS and sys.platform.startswith("linux"):
+        results = _forked(rules, mc, files, lang, jobs, order)
+    elif len(rules) > 1:
+        results = _in_process(rules, mc, files, lang, order)
     else:
         results = [_guarded(rules[i], mc, files, lang) for i in order]
     for f, e in results:
         findings += f
         errors += e
     return findings, errors
+
+
+def _in_process(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int], lang: str,
+                order: Sequence[int]) -> List[Tuple[List[Finding], List[Diagnostic]]]:
+    linked = _snapshot(mc)
+    resolved: List[Tuple[dict, dict]] = []
+    for chunk in _chunks(mc, PREFILL_CHUNKS):
+        _restore(mc, linked)
+        resolved.append(_resolve_in(mc, chunk))
+    _restore(mc, linked)
+    for names, callees in resolved:
+        mc.p._names.update(names)
+        mc.p._callees.update(callees)
+    _warm_up(mc)
+    start = _snapshot(mc)
+    out = []
+    for i in order:
+        _restore(mc, start)
+        out.append(_guarded(rules[i], mc, files, lang))
+    _restore(mc, start)
+    return out
 
 
 def _applicable(rules: Sequence[CompiledRule], mc: MatchContext) -> List[CompiledRule]:
@@ -148,29 +243,26 @@ def _applicable(rules: Sequence[CompiledRule], mc: MatchContext) -> List[Compile
     return [r for r in rules if not r.framework or r.framework in used]
 
 
-def _parallel(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int], lang: str, jobs: int,
-              order: Sequence[int]) -> List[Tuple[List[Finding], List[Diagnostic]]]:
+def _forked(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int], lang: str, jobs: int,
+            order: Sequence[int]) -> List[Tuple[List[Finding], List[Diagnostic]]]:
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
     global _STATE
     _STATE = (rules, mc, files, lang)
     try:
         ctx = multiprocessing.get_context("fork")
-        # Every rule starts by resolving the callees of its candidate calls; done once per
-        # rule worker that would be repeated work, so it is done first, split by files, and
-        # the answers are merged here before the rule workers are forked.
-        chunks = _chunks(mc, jobs * 2)
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-            for names, callees in pool.map(_resolve_calls, chunks):
+        # one task per worker: every group and every rule starts from the state forked here
+        with ctx.Pool(processes=max(1, jobs), maxtasksperchild=1) as pool:
+            for names, callees in pool.map(_resolve_calls, _chunks(mc, PREFILL_CHUNKS), chunksize=1):
                 mc.p._names.update(names)
                 mc.p._callees.update(callees)
-        with ProcessPoolExecutor(max_workers=min(jobs, len(rules)), mp_context=ctx) as pool:
-            futures = [(i, pool.submit(_run_one, i)) for i in order]
+        _warm_up(mc)
+        with ctx.Pool(processes=max(1, min(jobs, len(rules))), maxtasksperchild=1) as pool:
+            pending = [(i, pool.apply_async(_run_one, (i,))) for i in order]
             out = []
-            for i, fut in futures:
+            for i, res in pending:
                 try:
-                    out.append(fut.result())
+                    out.append(res.get())
                 except Exception:  # the worker died: run the rule here
                     out.append(_guarded(rules[i], mc, files, lang))
             return out

@@ -38,10 +38,31 @@ def fix_variants(rule: CompiledRule, site: CallSite, mc: MatchContext) -> str:
     return ",".join(str(i) for i, f in enumerate(rule.fixes) if f.when is None or evaluate(f.when, site, mc))
 
 
+def _once_per_program(mc: MatchContext, sites: List[CallSite]) -> List[CallSite]:
+    """The first match of each set of entry scripts; the others are named in ``{more}``.
+    Matches no entry runs stay one finding each."""
+    groups: dict = {}
+    order: List[CallSite] = []
+    for site in sites:
+        entries = tuple(mc.entries_reaching(site.fi, site.cid))
+        if entries and entries in groups:
+            groups[entries].append(site)
+            continue
+        groups[entries or ("site", site.fi, site.cid)] = [site]
+        order.append(site)
+    for first in order:
+        rest = groups[tuple(mc.entries_reaching(first.fi, first.cid)) or ("site", first.fi, first.cid)][1:]
+        if rest:
+            places = ", ".join(f"{mc.p.files[s.fi].path}:{s.call.line}" for s in rest[:3])
+            first.data["more"] = places + (f" and {len(rest) - 3} more" if len(rest) > 3 else "")
+    return order
+
+
 def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], lang: str) -> List[Finding]:
     pattern: CallPattern = rule.spec
     out: List[Finding] = []
     kept: List[Tuple[int, int]] = []
+    sites = []
     for fi, cid in mc.candidates(pattern, files):
         site = mc.match(pattern, fi, cid, framework=rule.framework)
         if site is None:
@@ -49,6 +70,11 @@ def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], la
         if any(mc.branch_twins(fi, other, cid) for ofi, other in kept if ofi == fi):
             continue   # the same call in the other branch of an `if` (GPU/CPU): one problem, one finding
         kept.append((fi, cid))
+        sites.append(site)
+    if rule.once_per == "program":
+        sites = _once_per_program(mc, sites)
+    for site in sites:
+        fi, cid = site.fi, site.cid
         severity, note = None, ""
         if rule.severity_if:
             from linter.match.severity import adjust

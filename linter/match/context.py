@@ -402,6 +402,17 @@ class MatchContext:
             return []   # in a branch no path takes
         return sorted(self.roles.reaching_entries(fi, call.scope))
 
+    def live(self, fi: int, cid: int) -> Optional[bool]:
+        """True: a program runs call ``cid``; False: none does (a branch never taken, or no
+        entry script of its project reaches it); None: its programs are unknown (no entry
+        script in its folder or above — a library, a snippet, a file checked alone)."""
+        if self.entries_reaching(fi, cid):
+            return True
+        call = self.p.files[fi].calls[cid]
+        if self.roles.paths.dead(fi, call.scope, call.stmt) or self.roles.in_program_tree(fi):
+            return False
+        return None
+
     def sites_matching(self, pattern: CallPattern) -> List[Call]:
         """Every call of the project matching ``pattern``, in file/id order (memoised)."""
         sites = self._pattern_sites.get(id(pattern))

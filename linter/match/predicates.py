@@ -364,6 +364,8 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
             return False
     if pred.in_class is not None and not _in_class(pred.in_class, site, mc):
         return False
+    if pred.live is not None and mc.live(site.fi, site.cid) is not pred.live:
+        return False
     if pred.in_loop is not None and mc.in_loop(site.fi, site.cid) != pred.in_loop:
         return False
     if pred.loop_contains is not None and not mc.loop_contains(site.fi, site.cid, pred.loop_contains):

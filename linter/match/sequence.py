@@ -372,5 +372,11 @@ def run_sequence_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int]
         data = dict(site.data)
         data["callee"] = call.dotted or site.qual
         data["next"] = nxt
-        out.append(make_finding(rule, mc.p.files[fi].path, (call.line, call.column, call.end_line, call.end_column), data, lang))
+        severity, note = None, ""
+        if rule.severity_if:
+            from linter.match.severity import adjust
+
+            severity, note = adjust(rule, mc, lang, fi, (), site)
+        out.append(make_finding(rule, mc.p.files[fi].path, (call.line, call.column, call.end_line, call.end_column), data, lang,
+                                severity=severity, note=note))
     return out

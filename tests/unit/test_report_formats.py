@@ -27,7 +27,7 @@ from linter.report import concise, github, junit, sarif
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA = os.path.join(ROOT, "tests", "data", "sarif-schema-2.1.0.json")
 
-TORCH_BN = "import torch.nn as nn\nbn = nn.BatchNorm2d(64, momentum=0.9)\n"
+TORCH_BN = "import torch.nn as nn\nbn = nn.BatchNorm2d(64, momentum=0.9)\nprint(bn)  # a script: its code runs\n"
 SPACE_PATH = "my project/train step.py"
 NOTEBOOK = "notebooks/explore data.ipynb"
 
