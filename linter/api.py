@@ -8,7 +8,8 @@ from linter.compiler.packs import RulePacks, load_packs
 from linter.discover import Walk, discover, display_path
 from linter.index.modules import project_root
 from linter.model import Diagnostic
-from linter.pipeline import Options, Probes, RunResult, Unit, parse_unit, read_source, run
+from linter.index.configs import MAX_CONFIG_BYTES
+from linter.pipeline import Options, Probes, RunResult, Unit, listing, parse_unit, read_source, run
 
 if TYPE_CHECKING:
     from linter.cache import Cache
@@ -73,6 +74,13 @@ class ResultCache:
         for path, answer in entry["probes"].items():
             if os.path.isfile(path) != answer:
                 return None
+        for path, names in entry.get("listings", {}).items():
+            if listing(path) != names:
+                return None
+        for path, key in entry.get("reads", {}).items():
+            data = read_source(path, path, MAX_CONFIG_BYTES)[0]
+            if (Cache.file_key(path, data) if data is not None else None) != key:
+                return None
         for abspath, key in entry["context"]:
             try:
                 with open(abspath, "rb") as fh:
@@ -95,7 +103,8 @@ class ResultCache:
                     return  # an input vanished during the run: do not cache
         if any(d.kind.value in ("io", "internal", "limit") for d in result.errors):
             return
-        self.cache.put("results", "v1", self.key, {"probes": probes.answers, "context": context, "result": result})
+        self.cache.put("results", "v1", self.key, {"probes": probes.answers, "listings": probes.listings,
+                                                   "reads": probes.reads, "context": context, "result": result})
 
 
 def discover_units(paths: Sequence[str], cwd: str, walk: Optional[Walk] = None) -> Tuple[List[Unit], List[Diagnostic]]:
@@ -135,16 +144,23 @@ def check_stdin(name: str, data: bytes, packs: Optional[RulePacks] = None, optio
 
 def check_sources(sources: Dict[str, str], packs: Optional[RulePacks] = None,
                   options: Optional[Options] = None) -> RunResult:
-    """Lint in-memory files (``{relative path: source}``) as one project; nothing is read from disk."""
+    """Lint in-memory files (``{relative path: source}``) as one project; nothing is read from
+    disk. YAML/JSON files among them are the project's configuration files."""
+    from linter.index.configs import CONFIG_SUFFIXES
+
     packs = packs or load_packs()
     options = options or Options()
     units: List[Unit] = []
     errors = []
+    configs: Dict[str, bytes] = {}
     for path, text in sorted(sources.items()):
         abspath = os.path.join(VIRTUAL_ROOT, path)
+        if path.lower().endswith(CONFIG_SUFFIXES):
+            configs[os.path.normpath(abspath)] = text.encode("utf-8")
+            continue
         u = Unit(path, abspath, VIRTUAL_ROOT, linted=True)
         errors += parse_unit(u, text.encode("utf-8"))
         units.append(u)
-    result = run(units, packs, options, read_context=False)
+    result = run(units, packs, options, read_context=False, probes=Probes(configs))
     result.errors = sorted(errors + result.errors, key=lambda d: d.sort_key())
     return result

@@ -285,17 +285,50 @@ def syntax_error_details(source: str, exc: "cst.ParserSyntaxError") -> Tuple[int
 
 
 class Probes:
-    """Every file-system question asked while linking files (does this module file exist?),
-    with its answer, so a cached result can be re-validated exactly."""
+    """Every file-system question asked while linking files (does this module file exist?
+    which configuration files sit in this folder? what does this one hold?), with its answer,
+    so a cached result can be re-validated exactly."""
 
-    def __init__(self) -> None:
+    def __init__(self, files: Optional[Dict[str, bytes]] = None) -> None:
         self.answers: Dict[str, bool] = {}
+        self.listings: Dict[str, Tuple[str, ...]] = {}
+        self.reads: Dict[str, Optional[str]] = {}
+        """Configuration file → digest of what was read (None: not readable)."""
+        self._memory = files
+        """In-memory files (``check_sources``): nothing is read from disk."""
 
     def isfile(self, path: str) -> bool:
         hit = self.answers.get(path)
         if hit is None:
-            hit = self.answers[path] = os.path.isfile(path)
+            hit = self.answers[path] = (path in self._memory) if self._memory is not None else os.path.isfile(path)
         return hit
+
+    def listdir(self, path: str) -> Tuple[str, ...]:
+        hit = self.listings.get(path)
+        if hit is None:
+            hit = self.listings[path] = listing(path, self._memory)
+        return hit
+
+    def read(self, path: str) -> Optional[bytes]:
+        from linter.cache import Cache
+        from linter.index.configs import MAX_CONFIG_BYTES
+
+        if self._memory is not None:
+            data = self._memory.get(path)
+        else:
+            data, _problem = read_source(path, path, MAX_CONFIG_BYTES)
+        self.reads[path] = Cache.file_key(path, data) if data is not None else None
+        return data
+
+
+def listing(path: str, memory: Optional[Dict[str, bytes]] = None) -> Tuple[str, ...]:
+    """Sorted names of the files directly in ``path`` (from ``memory`` when given)."""
+    if memory is not None:
+        return tuple(sorted(os.path.basename(p) for p in memory if os.path.dirname(p) == path))
+    try:
+        return tuple(sorted(e.name for e in os.scandir(path) if e.is_file()))
+    except OSError:
+        return ()
 
 
 def load_units(units: Sequence[Unit], options: Options) -> List[Diagnostic]:
@@ -373,7 +406,8 @@ def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional
         errors += _add_context(units, options, probes)
     present = [u for u in units if u.facts is not None]
     project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
-                      packs.apis, exists=probes.isfile if read_context else None)
+                      packs.apis, exists=probes.isfile if read_context or probes._memory is not None else None,
+                      read=probes.read, listdir=probes.listdir)
     return present, project, errors
 
 

@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Seq
 from linter.facts.ir import calls_in_range, iter_returns, last_sid
 from linter.facts.model import ArgFact, CallFact, Expr, FileFacts, ImportFact
 from linter.index.apis import NO_DEFAULT, ApiTables, Param as ApiParam
+from linter.index.configs import CONFIG_SUFFIXES, ConfigMap, ConfigStore
 from linter.index.modules import ModuleMap, module_name
 from linter.index.values import (
     UNKNOWN,
@@ -33,6 +34,13 @@ from linter.index.values import (
 )
 
 _BUILTINS = frozenset(dir(builtins))
+_CONFIG_READERS = frozenset({"load", "safe_load", "load_all", "safe_load_all", "full_load", "full_load_all"})
+
+
+def _display(path: str) -> str:
+    """A configuration file's path as reports show it: relative to the working directory."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 ARGPARSE_DEFAULT = "argparse default"
 """Provenance of a value read from an argparse default: a command-line option may override it."""
 _MAX_VALUES = 24
@@ -138,7 +146,8 @@ class Project:
     """Every file's facts plus the lazy resolution machinery."""
 
     def __init__(self, files: Sequence[FileFacts], abspaths: Sequence[str], roots: Sequence[str],
-                 apis: ApiTables, exists: Optional[Any] = None) -> None:
+                 apis: ApiTables, exists: Optional[Any] = None, read: Optional[Any] = None,
+                 listdir: Optional[Any] = None) -> None:
         self.files = list(files)
         self.abspaths = [os.path.normpath(p) for p in abspaths]
         self.roots = list(roots)
@@ -146,6 +155,9 @@ class Project:
         self.by_abspath = {p: i for i, p in enumerate(self.abspaths)}
         self.modmap = ModuleMap(self.abspaths, dict(zip(self.abspaths, self.roots)))
         self._exists = exists or (lambda p: False)
+        self.configs = ConfigStore(read or (lambda p: None), listdir or (lambda d: ()))
+        """Configuration files (YAML/JSON) read through the run's probes."""
+        self._loaders: Dict[Tuple[int, int], Optional[str]] = {}
         self.modnames = [module_name(p, r) for p, r in zip(self.abspaths, self.roots)]
         self._values: Dict[Tuple[int, int], FrozenSet[Value]] = {}
         self._bindings: Dict[Tuple[int, int], FrozenSet[Value]] = {}
@@ -277,6 +289,14 @@ class Project:
             return _cap(acc)
         if tag == "lambda":
             return frozenset((Func(fi, e[1]),))
+        if tag == "config":
+            value = e[1].items[e[2]][0]
+            if isinstance(value, ConfigMap):
+                return frozenset((self._config_record(value, fi, -1),))
+            try:
+                return frozenset((const(value),))
+            except TypeError:
+                return _UNK
         if tag == "seq" and e[1] == "tuple":
             items = [self.values(fi, scope, x) for x in e[2]]
             if all(len(s) == 1 and isinstance(next(iter(s)), Const) for s in items):
@@ -350,10 +370,26 @@ class Project:
             src = v[1]
             if src[0] == "seq" and isinstance(v[2], int) and v[2] < len(src[2]):
                 return self.values(fi, a.scope, src[2][v[2]])
+            if src[0] == "call" and isinstance(v[2], int):
+                return self._unpacked_return(fi, src[1], v[2])
             return _UNK
         if tag in ("iter", "except"):
             return _UNK
         return self.values(fi, a.scope, v)
+
+    def _unpacked_return(self, fi: int, cid: int, index: int) -> FrozenSet[Value]:
+        """Element ``index`` of what a project function returns, when every ``return`` of it
+        is a tuple/list literal (``net, loss = build()``)."""
+        acc: Set[Value] = set()
+        for f, _bound in self.call_targets(fi, cid):
+            fact = self.files[f.file].funcs[f.index]
+            if fact.is_generator or fact.name == "__init__":
+                return _UNK
+            for r in iter_returns(fact.body):
+                if r is None or r[0] != "seq" or index >= len(r[2]) or r[2][index][0] == "star":
+                    return _UNK
+                acc |= self.values(f.file, f.index, r[2][index])
+        return _cap(acc) if acc else _UNK
 
     def free_name(self, fi: int, scope: int, name: str) -> FrozenSet[Value]:
         """A name with no reaching local binding: later locals, enclosing scopes, globals."""
@@ -471,10 +507,14 @@ class Project:
         return _cap(out) if out else _UNK
 
     def record_field(self, rec: Record, name: str) -> FrozenSet[Value]:
+        """A field's values — every variant's, for a configuration read from several files."""
+        acc: Set[Value] = set()
         for fname, (rfi, rscope, expr) in rec.fields:
             if fname == name:
-                return self.values(rfi, rscope, expr)
-        return _UNK
+                acc |= self.values(rfi, rscope, expr)
+                if rec.kind != "config":
+                    break
+        return _cap(acc) if acc else _UNK
 
     def class_bases(self, c: Cls) -> Tuple[Value, ...]:
         hit = self._class_bases.get(c)
@@ -622,7 +662,11 @@ class Project:
             elif isinstance(v, Ext):
                 out |= self._ext_call(fi, call, cid, v.qual, None)
             elif isinstance(v, Func):
-                out |= self.returns(v)
+                default = self.config_loader(v)
+                if default is not None:
+                    out |= self._loaded_config(default, fi, cid)
+                else:
+                    out |= self.returns(v)
             elif isinstance(v, Bound):
                 if isinstance(v.func, Func):
                     out |= self.returns(v.func)
@@ -660,6 +704,75 @@ class Project:
         if returns and returns not in ("derived", "self", "instance"):
             return frozenset((Obj(Ext(returns), fi, cid, here),))
         return _UNK
+
+    # ------------------------------------------------------------------ configuration files
+    def config_loader(self, f: Func) -> Optional[str]:
+        """The configuration file a project function loads by default, when it (or a project
+        function it calls, three levels down) reads YAML/JSON (``yaml.load``, ``json.load``)
+        and its module names a ``.yaml``/``.yml``/``.json`` file that exists (relative to the
+        module, as ``os.path.join(current_dir, "../default_config.yaml")`` does)."""
+        key = (f.file, f.index)
+        if key in self._loaders:
+            return self._loaders[key]
+        self._loaders[key] = None
+        out = None
+        if self._reads_config(f):
+            out = self._default_config(f.file)
+        self._loaders[key] = out
+        return out
+
+    def _reads_config(self, f: Func) -> bool:
+        seen = {(f.file, f.index)}
+        frontier = [(f.file, f.index)]
+        for _ in range(4):
+            nxt = []
+            for sfi, sscope in frontier:
+                facts = self.files[sfi]
+                for cid, c in enumerate(facts.calls):
+                    if c.scope != sscope:
+                        continue
+                    last = (c.dotted or "").rsplit(".", 1)[-1]
+                    if last in _CONFIG_READERS and any(n.split(".", 1)[0] in ("yaml", "json") or n.startswith("?.")
+                                                       for n in self.call_names(sfi, cid)):
+                        return True
+                    for t, _ in self.call_targets(sfi, cid):
+                        if (t.file, t.index) not in seen:
+                            seen.add((t.file, t.index))
+                            nxt.append((t.file, t.index))
+            frontier = nxt
+        return False
+
+    def _default_config(self, fi: int) -> Optional[str]:
+        facts = self.files[fi]
+        here = os.path.dirname(self.abspaths[fi])
+        texts: List[str] = []
+        for c in facts.calls:
+            for a in c.args:
+                if a.value[0] == "const" and isinstance(a.value[1], str):
+                    texts.append(a.value[1])
+        for a in facts.assigns:
+            if a.value[0] == "const" and isinstance(a.value[1], str):
+                texts.append(a.value[1])
+        for t in texts:
+            if not t.lower().endswith(CONFIG_SUFFIXES) or "\n" in t or len(t) > 300:
+                continue
+            for base in (here, os.path.dirname(here), os.path.dirname(os.path.dirname(here))):
+                cand = os.path.normpath(os.path.join(base, t))
+                if self._exists(cand) and self.configs.load(cand) is not None:
+                    return cand
+        return None
+
+    def _loaded_config(self, default: str, fi: int, cid: int) -> FrozenSet[Value]:
+        variants = self.configs.variants(default)
+        if not variants:
+            return _UNK
+        fields: List[Tuple[str, Tuple[int, int, Any]]] = []
+        for cmap in variants:
+            fields += [(k, (fi, 0, ("config", cmap, k))) for k in sorted(cmap.items)]
+        return frozenset((Record(tuple(fields), fi, cid, "config"),))
+
+    def _config_record(self, cmap: ConfigMap, fi: int, cid: int) -> Record:
+        return Record(tuple((k, (fi, 0, ("config", cmap, k))) for k in sorted(cmap.items)), fi, cid, "config")
 
     def _record(self, fi: int, call: CallFact, cid: int, spec: Dict[str, Any]) -> Record:
         fields: List[Tuple[str, Tuple[int, int, Any]]] = []
@@ -1011,6 +1124,11 @@ class Project:
         path = self.files[fi].path
         if tag == "const":
             return [Valued(e[1], path, 0, "")], True
+        if tag == "config":
+            value, line = e[1].items[e[2]]
+            if isinstance(value, ConfigMap):
+                return [], False
+            return [Valued(value, _display(e[1].path), line, "config")], True
         if tag in ("binop", "unary"):
             return self._const_arith(fi, scope, e, depth)
         if tag == "ifexp":
@@ -1142,7 +1260,8 @@ class Project:
                     via = {"argparse": ARGPARSE_DEFAULT}.get(base.kind, "")
                     for fname, (rfi, rscope, expr) in base.fields:
                         if fname == e[2]:
-                            out.append((rfi, rscope, expr, self._expr_line(rfi, expr, base), via))
+                            line = expr[1].items[expr[2]][1] if expr[0] == "config" else self._expr_line(rfi, expr, base)
+                            out.append((rfi, rscope, expr, line, via))
                 elif isinstance(base, (Cls, Obj)):
                     c = base if isinstance(base, Cls) else base.type
                     if isinstance(c, Cls):

@@ -221,16 +221,18 @@ class Roles:
                         out.append((fi, cid))
         return out
 
-    def reaching_entries(self, fi: int, scope: int) -> FrozenSet[int]:
+    def reaching_entries(self, fi: int, scope: int, strict: bool = False) -> FrozenSet[int]:
         """Entry scripts whose module code reaches function ``scope`` of file ``fi`` (the
-        whole caller graph is walked, cycles cut, so the answer is exact for the question)."""
-        return self.p.memo(self._reach, (fi, scope), lambda: self._reaching(fi, scope, frozenset())[0])
+        whole caller graph is walked, cycles cut, so the answer is exact for the question).
+        ``strict``: a ``construct``/``forward`` counts only where its instances are called, not
+        where they are built — building a train-one-step cell is not training with it."""
+        return self.p.memo(self._reach, (fi, scope, strict), lambda: self._reaching(fi, scope, frozenset(), strict)[0])
 
-    def _reaching(self, fi: int, scope: int, stack: FrozenSet[Site]) -> Tuple[FrozenSet[int], bool]:
+    def _reaching(self, fi: int, scope: int, stack: FrozenSet[Site], strict: bool) -> Tuple[FrozenSet[int], bool]:
         """(entries, whether a cycle was cut below). Answers with no cycle cut below are exact
         and memoised, so a caller graph with many paths is walked once per function."""
         site = (fi, scope)
-        hit = self._reach.get(site)
+        hit = self._reach.get((fi, scope, strict))
         if hit is not None:
             return hit, False
         if site in stack:
@@ -244,34 +246,35 @@ class Roles:
         acc: Set[int] = set()
         cut = False
         if f.kind == "class":
-            sub, c = self._reaching(fi, f.parent, stack | {site})
+            sub, c = self._reaching(fi, f.parent, stack | {site}, strict)
             acc |= sub
             cut = cut or c
         else:
-            for cfi, cscope in sorted({(c[0], c[1]) for c in self.caller_statements(fi, scope)}):
-                sub, c = self._reaching(cfi, cscope, stack | {site})
+            for cfi, cscope in sorted({(c[0], c[1]) for c in self.caller_statements(fi, scope, strict)}):
+                sub, c = self._reaching(cfi, cscope, stack | {site}, strict)
                 acc |= sub
                 cut = cut or c
         result = frozenset(acc)
         if not cut:
-            self._reach[site] = result
+            self._reach[(fi, scope, strict)] = result
         return result, cut
 
-    def caller_statements(self, fi: int, scope: int) -> List[Tuple[int, int, int]]:
+    def caller_statements(self, fi: int, scope: int, strict: bool = False) -> List[Tuple[int, int, int]]:
         """(file, function, statement) of every place that runs function ``scope`` of file
         ``fi``: its call sites under any name (aliases, instance calls), for a method nobody
         calls by name or a ``construct``/``forward`` the constructions of its class (the
         framework calls it), and for closures and lambdas the function defining them
         (statement -1: they run where they are passed)."""
-        return self.p.memo(self._caller_stmts, (fi, scope), lambda: self._caller_statements(fi, scope))
+        return self.p.memo(self._caller_stmts, (fi, scope, strict), lambda: self._caller_statements(fi, scope, strict))
 
-    def _caller_statements(self, fi: int, scope: int) -> List[Tuple[int, int, int]]:
+    def _caller_statements(self, fi: int, scope: int, strict: bool) -> List[Tuple[int, int, int]]:
         p = self.p
         f = p.files[fi].funcs[scope]
         calls = {(cfi, cid) for cfi, cid, _ in p.callers(Func(fi, scope))}
         calls.update(p.resolved_callers(Func(fi, scope)))   # aliases, instance calls
         refs: Set[Tuple[int, int, int]] = set(self.references(Func(fi, scope)))
-        if f.kind == "method" and f.cls >= 0 and (not calls or f.name in _RUN_BY_INSTANCE or f.name == "__init__"):
+        if f.kind == "method" and f.cls >= 0 and not (strict and f.name in _RUN_BY_INSTANCE) and \
+                (not calls or f.name in _RUN_BY_INSTANCE or f.name == "__init__"):
             # called by the framework (Model.train runs construct, callbacks run their hooks)
             # or through a name we cannot see: it runs where an instance is built — or where
             # the class is handed on as a value (a registry `{"resnet": ResNet}`)
@@ -360,7 +363,7 @@ class Roles:
             out: Dict[int, Dict[str, Tuple[int, int]]] = {}
             for role in sorted(spec.steps):
                 for sfi, cid in self.step_sites(role):
-                    entries = self.reaching_entries(sfi, self.p.files[sfi].calls[cid].scope)
+                    entries = self.reaching_entries(sfi, self.p.files[sfi].calls[cid].scope, strict=True)
                     if not entries:
                         continue
                     if role == TRAINING:

@@ -2,15 +2,16 @@
 construction, what a program trains, and the predicates and severities built on them."""
 from __future__ import annotations
 
+import os
 import textwrap
 from typing import Dict, Tuple
 
-from linter.api import check_sources
+from linter.api import VIRTUAL_ROOT, check_sources
 from linter.compiler.packs import load_packs
 from linter.index.roles import Roles
 from linter.match.context import MatchContext
 from linter.match.training import trained_objects, training_state
-from linter.pipeline import Options
+from linter.pipeline import Options, Probes, Unit, link, parse_unit
 from tests.conftest import builtin_packs
 from tests.unit.test_index import project
 
@@ -440,3 +441,112 @@ def test_classes_and_functions_handed_on_as_values_are_reached() -> None:
     e = fid(mc, "train.py")
     assert mc.entries_reaching(*call_at(mc, "models.py", 7)) == [e]
     assert mc.entries_reaching(*call_at(mc, "models.py", 10)) == [e]   # registered by a decorator, module imported
+
+
+def test_building_a_train_step_cell_is_not_training_calling_it_is() -> None:
+    files = {
+        "src/step.py": """
+            import mindspore as ms
+            from mindspore import nn
+            class TrainStep(nn.Cell):
+                def __init__(self, net, opt):
+                    super().__init__()
+                    self.net, self.opt = net, opt
+                    self.grad_fn = ms.value_and_grad(net, None, opt.parameters)
+                def construct(self, x):
+                    loss, grads = self.grad_fn(x)
+                    self.opt(grads)
+                    return loss
+            def build():
+                net = nn.Dense(2, 2)
+                return TrainStep(net, nn.Adam(net.trainable_params())), net
+        """,
+        "eval.py": """
+            import mindspore as ms
+            from src.step import build
+            train_net, eval_net = build()
+            print(ms.Model(eval_net).eval(None))
+        """,
+        "run.py": """
+            from src.step import build
+            train_net, _ = build()
+            for x in []:
+                train_net(x)
+        """,
+    }
+    mc = context(files)
+    assert mc.roles.entry_roles(fid(mc, "eval.py")) == {"evaluation"}
+    assert mc.roles.entry_roles(fid(mc, "run.py")) == {"training"}
+
+
+ZOO_CONFIG = {
+    "src/model_utils/config.py": """
+        import argparse
+        import os
+        import yaml
+
+        class Config:
+            def __init__(self, cfg_dict):
+                for k, v in cfg_dict.items():
+                    setattr(self, k, v)
+
+        def parse_yaml(yaml_path):
+            with open(yaml_path, "r") as fin:
+                cfgs = [x for x in yaml.load_all(fin.read(), Loader=yaml.FullLoader)]
+            return cfgs[0]
+
+        def get_config():
+            parser = argparse.ArgumentParser(description="default name", add_help=False)
+            current_dir = os.path.dirname(os.path.abspath(__file__))
+            parser.add_argument("--config_path", type=str, default=os.path.join(current_dir, "../../default_config.yaml"))
+            path_args, _ = parser.parse_known_args()
+            return Config(parse_yaml(path_args.config_path))
+
+        config = get_config()
+    """,
+    "default_config.yaml": "# the default\\nkeep_prob: 0.1\\ndrop_rate: 0.0\\nmodel:\\n  depth: 50\\n---\\nkeep_prob: help text\\n",
+    "config/resnet101.yaml": "keep_prob: 0.2\\ndrop_rate: 0.0\\nmodel:\\n  depth: 101\\n",
+    "config/unrelated.yaml": "host: x\\nport: 1\\nuser: y\\n",
+    "train.py": """
+        from mindspore import nn
+        from src.model_utils.config import config
+        drop = nn.Dropout(config.keep_prob)
+        depth = config.model.depth
+        if config.drop_rate > 0:
+            extra = nn.Dropout(0.1)
+        print(drop)
+    """,
+}
+
+
+def test_configuration_files_are_read_like_module_constants() -> None:
+    files = {k: textwrap.dedent(v) if k.endswith(".py") else v.encode().decode("unicode_escape")
+             for k, v in ZOO_CONFIG.items()}
+    res = check_sources(files, builtin_packs(), Options(select=lambda r: r in ("API101", "API102")))
+    # keep_prob (0.1, a drop rate) from the shipped configuration, with its file and line;
+    # the dropout under `drop_rate > 0` is never built (0.0 in every variant): info
+    got = [(f.path, f.span.line, f.rule, f.severity.value) for f in res.findings]
+    assert got == [("train.py", 4, "API101", "error"), ("train.py", 7, "API101", "info")], got
+    assert "default_config.yaml:2" in res.findings[0].message
+    units = []
+    configs = {}
+    for path, text in sorted(files.items()):
+        abspath = os.path.join(VIRTUAL_ROOT, path)
+        if path.endswith(".yaml"):
+            configs[os.path.normpath(abspath)] = text.encode()
+            continue
+        u = Unit(path, abspath, VIRTUAL_ROOT, linted=True)
+        parse_unit(u, text.encode())
+        units.append(u)
+    _present, p, _errors = link(units, builtin_packs(), Options(), Probes(configs), read_context=False)
+    mc = MatchContext(p, Roles(p, builtin_packs().roles), {})
+    fi, cid = call_at(mc, "train.py", 4)
+    call = p.files[fi].calls[cid]
+    vals, known = p.constants(fi, call.scope, call.args[0].value)
+    assert known and sorted(v.value for v in vals) == [0.1, 0.2]
+    assert {(os.path.basename(v.path), v.line) for v in vals} == {("default_config.yaml", 2), ("resnet101.yaml", 1)}
+    depth = next(a for a in p.files[fi].assigns if a.target[0] == "name" and a.target[1] == "depth")
+    dvals, dknown = p.constants(fi, 0, depth.value)
+    assert dknown and sorted(v.value for v in dvals) == [50, 101]
+    extra = call_at(mc, "train.py", 7)
+    assert mc.live(*extra) is False and mc.live(fi, cid) is True
