@@ -179,6 +179,7 @@ class CallPred:
     project_calls: Tuple["CallPattern", ...] = ()
     in_class: Optional[GlobSet] = None
     live: Optional[bool] = None
+    trained: Optional[bool] = None
 
 
 @dataclass(frozen=True)
@@ -398,6 +399,7 @@ class _Builder:
                                     for i, x in enumerate(c.get("project_calls", ()))),
                 in_class=self.globs(c["in_class"], p + ["in_class"]) if "in_class" in c else None,
                 live=c.get("live"),
+                trained=c.get("trained"),
             )
         self.arg_names.append(node["arg"])
         value = None

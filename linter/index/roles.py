@@ -731,8 +731,7 @@ _VERBS = {TRAINING: "trains", EVALUATION: "evaluates", INFERENCE: "predicts", EX
           "data": "writes a dataset", "conversion": "writes a checkpoint"}
 
 
-_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property", "abstractmethod", "setter", "getter",
-                               "deleter", "cached_property", "wraps", "dataclass"})
+_REGISTRY = re.compile(r"(?i)regist")
 
 
 def _definition(p: Project, v: Any) -> Tuple[int, int, int]:
@@ -789,14 +788,21 @@ def _reference_index(p: Project) -> Dict[str, List[Tuple[int, int, int, Any]]]:
 
 
 def _registering(facts: Any, st: Stmt) -> bool:
-    """A ``def``/``class`` statement with a decorator that may register it somewhere."""
+    """A ``def``/``class`` statement decorated by a registry (``@register_model``,
+    ``@MODELS.register_module()``, ``@ClassFactory.register(...)``): code may look it up by
+    name and run it. Other decorators (``@jit``, ``@add_flags``, ``@lru_cache``) do not."""
     f = facts.funcs[st[2]] if st[0] == "def" else facts.funcs[facts.classes[st[2]].body]
     for d in f.decorators:
         head = d
         if head[0] == "call":
             head = facts.calls[head[1]].func
-        name = head[1] if head[0] == "name" else head[2] if head[0] == "attr" else ""
-        if name and name not in _PLAIN_DECORATORS:
+        parts = []
+        while head[0] == "attr":
+            parts.append(head[2])
+            head = head[1]
+        if head[0] == "name":
+            parts.append(head[1])
+        if any(_REGISTRY.search(x) for x in parts):
             return True
     return False
 

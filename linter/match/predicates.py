@@ -366,6 +366,12 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         return False
     if pred.live is not None and mc.live(site.fi, site.cid) is not pred.live:
         return False
+    if pred.trained is not None:
+        from linter.match.training import training_state
+
+        made = [v for v in mc.p.call_values(site.fi, site.cid) if isinstance(v, Obj) and v.origin == (site.fi, site.cid)]
+        if training_state(mc, made, mc.entries_reaching(site.fi, site.cid)) is not pred.trained:
+            return False
     if pred.in_loop is not None and mc.in_loop(site.fi, site.cid) != pred.in_loop:
         return False
     if pred.loop_contains is not None and not mc.loop_contains(site.fi, site.cid, pred.loop_contains):

@@ -177,6 +177,8 @@ def training_state(mc: MatchContext, vals: Iterable[Value], entries: Iterable[in
     for o in objs:
         if o.origin in trained or any(o.origin in parts(mc, t) for t in trained):
             return True
+    if wanted and not any("training" in mc.roles.entry_roles(e) for e in wanted):
+        return False   # no program that runs it trains anything
     if any(ours(opt) for opt in untraced) or not any(ours(opt) for opt in owners.values()):
         return None   # an optimizer whose parameters we cannot trace, or none we can see: unknown
     return False

@@ -430,6 +430,9 @@ def test_classes_and_functions_handed_on_as_values_are_reached() -> None:
             @register
             def net_b():
                 return nn.Dense(3, 3)
+            @jit
+            def unused():
+                return nn.Dense(4, 4)
             MODELS = {"a": NetA}
         """,
         "train.py": """
@@ -441,6 +444,7 @@ def test_classes_and_functions_handed_on_as_values_are_reached() -> None:
     e = fid(mc, "train.py")
     assert mc.entries_reaching(*call_at(mc, "models.py", 7)) == [e]
     assert mc.entries_reaching(*call_at(mc, "models.py", 10)) == [e]   # registered by a decorator, module imported
+    assert mc.entries_reaching(*call_at(mc, "models.py", 13)) == []    # @jit registers nothing
 
 
 def test_building_a_train_step_cell_is_not_training_calling_it_is() -> None:
@@ -508,13 +512,14 @@ ZOO_CONFIG = {
     "config/resnet101.yaml": "keep_prob: 0.2\\ndrop_rate: 0.0\\nmodel:\\n  depth: 101\\n",
     "config/unrelated.yaml": "host: x\\nport: 1\\nuser: y\\n",
     "train.py": """
-        from mindspore import nn
+        from mindspore import nn, Model
         from src.model_utils.config import config
         drop = nn.Dropout(config.keep_prob)
         depth = config.model.depth
         if config.drop_rate > 0:
             extra = nn.Dropout(0.1)
-        print(drop)
+        net = nn.SequentialCell([nn.Dense(2, 2), drop])
+        Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
     """,
 }
 
