@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
 
+from linter.facts.ir import walk
 from linter.facts.model import Expr
 from linter.index.project import ARGPARSE_DEFAULT
 
@@ -44,6 +45,7 @@ class PathConditions:
         self._memo: Dict[Tuple[int, int, int], Alternatives] = {}
         self._atoms: Dict[Tuple[int, int, int], FrozenSet[Atom]] = {}
         self._dead: Dict[Tuple[int, int, int], bool] = {}
+        self._if_stmts: Dict[Tuple[int, int], Dict[int, int]] = {}
 
     # ------------------------------------------------------------------ questions
     def compatible(self, entry: int, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
@@ -107,32 +109,45 @@ class PathConditions:
         constant propagation decides the other way on every path (every call site passes
         ``norm=None`` to ``if norm == "batch":``; a shipped config sets ``drop_rate: 0.0``)."""
         return self.p.memo(self._dead, (fi, scope, stmt), lambda: any(
-            self.decided(fi, scope, test) is (not positive) for test, positive in self.roles.guards(fi, scope).get(stmt, ())))
+            self.decided(fi, scope, test, self._test_stmt(fi, scope, test)) is (not positive)
+            for test, positive in self.roles.guards(fi, scope).get(stmt, ())))
 
-    def decided(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Optional[bool]:
-        """The truth value of test ``e`` when every path gives the same one, else None."""
+    def _test_stmt(self, fi: int, scope: int, test: Expr) -> int:
+        """The statement id of the ``if`` whose test is ``test`` (-1 if not found)."""
+        key = (fi, scope)
+        table = self._if_stmts.get(key)
+        if table is None:
+            table = self._if_stmts[key] = {id(st[2]): st[1] for st in walk(self.p.files[fi].funcs[scope].body)
+                                           if st[0] == "if"}
+        return table.get(id(test), -1)
+
+    def decided(self, fi: int, scope: int, e: Expr, before: int = -1) -> Optional[bool]:
+        """The truth value of test ``e`` when every path gives the same one, else None.
+        ``before``: the statement the test belongs to, so that ``self.x`` reads the value the
+        method itself assigned last before it (``self.attn_drop = attn_drop`` then
+        ``if self.attn_drop > 0.: self.attn_drop = nn.Dropout(...)``)."""
         p = self.p
         saved, p.assume = p.assume, {}   # the answer must not depend on the question being asked
         try:
-            return self._decide(fi, scope, e, depth)
+            return self._decide(fi, scope, e, 0, before)
         finally:
             p.assume = saved
 
-    def _decide(self, fi: int, scope: int, e: Expr, depth: int) -> Optional[bool]:
+    def _decide(self, fi: int, scope: int, e: Expr, depth: int, before: int = -1) -> Optional[bool]:
         if depth > 8:
             return None
         tag = e[0]
         if tag == "unary" and e[1] == "not":
-            r = self._decide(fi, scope, e[2], depth + 1)
+            r = self._decide(fi, scope, e[2], depth + 1, before)
             return None if r is None else not r
         if tag == "boolop":
-            rs = [self._decide(fi, scope, x, depth + 1) for x in e[2]]
+            rs = [self._decide(fi, scope, x, depth + 1, before) for x in e[2]]
             if e[1] == "and":
                 return False if False in rs else (True if all(r is True for r in rs) else None)
             return True if True in rs else (False if all(r is False for r in rs) else None)
         if tag == "compare" and len(e[1]) == 1:
-            left = self._values(fi, scope, e[2][0])
-            right = self._values(fi, scope, e[2][1])
+            left = self._values(fi, scope, e[2][0], before)
+            right = self._values(fi, scope, e[2][1], before)
             if left is None or right is None:
                 return None
             out = set()
@@ -143,19 +158,37 @@ class PathConditions:
                         return None
                     out.add(r)
             return out.pop() if len(out) == 1 else None
-        vals = self._values(fi, scope, e)
+        vals = self._values(fi, scope, e, before)
         if not vals:
             return None
         truths = {bool(v) for v in vals}
         return truths.pop() if len(truths) == 1 else None
 
-    def _values(self, fi: int, scope: int, e: Expr) -> Optional[List[Any]]:
+    def _values(self, fi: int, scope: int, e: Expr, before: int = -1) -> Optional[List[Any]]:
         if e[0] not in ("const", "name", "attr", "subscript", "binop", "unary"):
             return None
-        vals, known = self.p.constants(fi, scope, e)
+        own = self._own_attribute(fi, scope, e, before)
+        vals, known = self.p.constants(fi, scope, own if own is not None else e)
         if not known or not vals or any(v.via.startswith(ARGPARSE_DEFAULT) for v in vals):
             return None   # unknown, or a command-line option's default: another run passes another value
         return [v.value for v in vals]
+
+    def _own_attribute(self, fi: int, scope: int, e: Expr, before: int) -> Optional[Expr]:
+        """For ``self.x`` read by a method's test: the value the method assigned to it last
+        before that statement, when it did (attributes are otherwise flow-insensitive)."""
+        if before < 0 or e[0] != "attr" or e[1][0] != "name":
+            return None
+        f = self.p.files[fi].funcs[scope]
+        if f.kind != "method" or not f.params or e[1][1] != f.params[0].name:
+            return None
+        best = None
+        for a in self.p.files[fi].assigns:
+            t = a.target
+            if a.scope == scope and a.stmt < before and t[0] == "attr" and t[2] == e[2] \
+                    and t[1][0] == "name" and t[1][1] == f.params[0].name:
+                if best is None or a.stmt > best.stmt:
+                    best = a
+        return best.value if best is not None and best.value[0] not in ("param", "iter", "enter", "unpack", "except") else None
 
     # ------------------------------------------------------------------ atoms
     def stmt_atoms(self, fi: int, scope: int, stmt: int) -> FrozenSet[Atom]:

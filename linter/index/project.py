@@ -178,6 +178,7 @@ class Project:
         while checking a training pipeline); set by the matcher for one question at a time."""
         self._instance: Optional[Dict[Func, List[Tuple[int, int]]]] = None
         self._subclass_index: Optional[Dict[Cls, List[Cls]]] = None
+        self._import_aliases: Optional[Dict[str, Tuple[str, ...]]] = None
         self._name_sites: Optional[Dict[str, List[Tuple[int, int]]]] = None
         self._by_name: Dict[str, Dict[Func, List[Tuple[int, int, bool]]]] = {}
         self._resolving: Set[str] = set()
@@ -926,6 +927,17 @@ class Project:
             return []
         return self.resolved_callers(f)
 
+    def import_aliases(self, name: str) -> Tuple[str, ...]:
+        """Names the project imports ``name`` under (``import ... as``), sorted."""
+        if self._import_aliases is None:
+            acc: Dict[str, Set[str]] = {}
+            for facts in self.files:
+                for imp in facts.imports:
+                    if imp.name and imp.asname and imp.name != "*" and imp.asname != imp.name:
+                        acc.setdefault(imp.name, set()).add(imp.asname)
+            self._import_aliases = {k: tuple(sorted(v)) for k, v in acc.items()}
+        return self._import_aliases.get(name, ())
+
     def resolved_callers(self, f: Func) -> List[Tuple[int, int]]:
         """Every call that runs project function ``f``, whatever name it is called by
         (``step_fn = train_step if a else b; step_fn(x)``, instance calls, constructors).
@@ -1028,6 +1040,8 @@ class Project:
         keys = [fact.name]
         if fact.kind == "method" and fact.name == "__init__":
             keys.append(self.files[f.file].classes[fact.cls].name)
+        # `from src.dataset import create_dataset1 as create_dataset`: called by its alias
+        keys += [a for k in list(keys) for a in self.import_aliases(k) if a not in keys]
         params = [ApiParam(p.name, p.kind, NO_DEFAULT) for p in fact.params]
         out: List[Tuple[int, int, BoundArgs]] = []
         seen: Set[Tuple[int, int]] = set()
