@@ -180,6 +180,7 @@ class CallPred:
     in_class: Optional[GlobSet] = None
     live: Optional[bool] = None
     trained: Optional[bool] = None
+    maps_code_mentioning: Optional[Regex] = None
 
 
 @dataclass(frozen=True)
@@ -400,6 +401,8 @@ class _Builder:
                 in_class=self.globs(c["in_class"], p + ["in_class"]) if "in_class" in c else None,
                 live=c.get("live"),
                 trained=c.get("trained"),
+                maps_code_mentioning=self.regex(c["maps_code_mentioning"], p + ["maps_code_mentioning"])
+                if "maps_code_mentioning" in c else None,
             )
         self.arg_names.append(node["arg"])
         value = None

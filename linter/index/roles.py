@@ -70,6 +70,8 @@ class RoleSpec:
         self.eval_flags = frozenset(flags.get("evaluation_bool", ()))
         self.split_flags = frozenset(flags.get("split_string", ()))
         self.train_values = frozenset(flags.get("training_values", ()))
+        self.eval_values = frozenset(flags.get("evaluation_values", ()))
+        self.split_keywords = Regex(flags.get("split_keywords", "^$"), re.I)
 
 
 class Roles:
@@ -93,6 +95,7 @@ class Roles:
         self._entry_dirs: Optional[FrozenSet[str]] = None
         self._refs: Optional[Dict[str, List[Tuple[int, int, int, Any]]]] = None
         self._evidence: Optional[Dict[int, Dict[str, Tuple[int, int]]]] = None
+        self._entries_set: Optional[FrozenSet[int]] = None
         self._paths: Optional[Any] = None
 
     # ------------------------------------------------------------------ words
@@ -185,6 +188,32 @@ class Roles:
             self._importers = {f: frozenset(es) for f, es in acc.items()}
         return self._importers.get(fi, frozenset())
 
+    def call_entries(self, fi: int, cid: int) -> FrozenSet[int]:
+        """Entry scripts that run call ``cid`` of file ``fi``: none when it sits in a branch no
+        path takes; only the file itself under its ``if __name__ == "__main__":``."""
+        call = self.p.files[fi].calls[cid]
+        if self.paths.dead(fi, call.scope, call.stmt):
+            return frozenset()
+        if call.scope == 0 and self.main_guarded(fi, call.stmt):
+            return frozenset((fi,)) if fi in self._entry_set() else frozenset()
+        return self.reaching_entries(fi, call.scope)
+
+    def main_guarded(self, fi: int, stmt: int) -> bool:
+        """Module statement ``stmt`` of file ``fi`` sits under ``if __name__ == "__main__":``
+        (it runs when the file is the script, not when another script imports it)."""
+        if stmt < 0:
+            return False
+        for test, positive in self.guards(fi, 0).get(stmt, ()):
+            if positive and test[0] == "compare" and len(test[1]) == 1 and test[1][0] == "==" and \
+                    any(x[0] == "name" and x[1] == "__name__" for x in test[2]):
+                return True
+        return False
+
+    def _entry_set(self) -> FrozenSet[int]:
+        if self._entries_set is None:
+            self._entries_set = frozenset(self.entries())
+        return self._entries_set
+
     def in_program_tree(self, fi: int) -> bool:
         """Whether an entry script of the run lives in ``fi``'s folder or above it: then the
         programs that could run ``fi``'s code are known, and code none of them reaches is dead."""
@@ -250,10 +279,14 @@ class Roles:
             acc |= sub
             cut = cut or c
         else:
-            for cfi, cscope in sorted({(c[0], c[1]) for c in self.caller_statements(fi, scope, strict)}):
+            for cfi, cscope in sorted({(c[0], c[1]) for c in self.caller_statements(fi, scope, strict)
+                                       if not (c[1] == 0 and self.main_guarded(c[0], c[2]))}):
                 sub, c = self._reaching(cfi, cscope, stack | {site}, strict)
                 acc |= sub
                 cut = cut or c
+            # calls under `if __name__ == "__main__":` run only when that file is the script
+            acc |= {c[0] for c in self.caller_statements(fi, scope, strict)
+                    if c[1] == 0 and self.main_guarded(c[0], c[2]) and c[0] in self._entry_set()}
         result = frozenset(acc)
         if not cut:
             self._reach[(fi, scope, strict)] = result
@@ -484,7 +517,7 @@ class Roles:
         ctx = self._call_context(fi, cid, 0)
         if not ctx:
             return ctx
-        entries = self.reaching_entries(fi, self.p.files[fi].calls[cid].scope)
+        entries = self.call_entries(fi, cid)
         if not entries:
             # dead code where the project's entry scripts are known; judged by its names and
             # flags alone where they are not (a snippet, a library, a file checked on its own)
@@ -655,6 +688,17 @@ class Roles:
         s = self.spec
         return name in s.train_flags or name in s.eval_flags or name in s.split_flags
 
+    def _split_value_role(self, value: Any) -> Optional[str]:
+        """``"train"`` → training, ``"val"``/``"test"`` → evaluation: a split named outright."""
+        if not isinstance(value, str):
+            return None
+        v = value.lower()
+        if v in self.spec.train_values:
+            return TRAINING
+        if v in self.spec.eval_values:
+            return EVALUATION
+        return None
+
     def _flag_value_role(self, flag: str, value: Any) -> Optional[str]:
         s = self.spec
         if flag in s.train_flags and isinstance(value, bool):
@@ -672,10 +716,16 @@ class Roles:
     def _flag_role_of_call(self, fi: int, cid: int) -> Optional[Tuple[str, str]]:
         call = self.p.files[fi].calls[cid]
         for a in call.args:
-            if a.keyword is None or not self._is_flag(a.keyword):
+            if a.keyword is None:
+                continue
+            if self._is_flag(a.keyword):
+                decide = lambda v, k=a.keyword: self._flag_value_role(k, v)  # noqa: E731
+            elif self.spec.split_keywords.search(a.keyword):
+                decide = self._split_value_role   # `data_mode="val"`
+            else:
                 continue
             vals, known = self.p.constants(fi, call.scope, a.value)
-            roles = {self._flag_value_role(a.keyword, v.value) for v in vals} - {None}
+            roles = {decide(v.value) for v in vals} - {None}
             if known and len(roles) == 1:
                 return roles.pop(), f"{a.keyword}={a.text}"
         return None
@@ -692,8 +742,9 @@ class Roles:
         elif test[0] == "compare" and len(test[1]) == 1 and test[1][0] in ("==", "!="):
             left, right = test[2]
             name = left[1] if left[0] == "name" else left[2] if left[0] == "attr" else None
-            if name and self._is_flag(name) and right[0] == "const":
-                role = self._flag_value_role(name, right[1])
+            if name and right[0] == "const":
+                # `mode == "train"`; any name compared with "train"/"val" says the same (`data_mode`)
+                role = self._flag_value_role(name, right[1]) if self._is_flag(name) else self._split_value_role(right[1])
                 if test[1][0] == "!=" and role:
                     role = {TRAINING: EVALUATION, EVALUATION: TRAINING}[role]
         if role is None:

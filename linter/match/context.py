@@ -397,10 +397,7 @@ class MatchContext:
         """Entry scripts whose code reaches call ``cid`` of file ``fi``: module code runs in the
         entries that import its file (transitively), a function's in the entries that call it,
         a ``construct``/``forward`` in those that call or build its instances."""
-        call = self.p.files[fi].calls[cid]
-        if self.roles.paths.dead(fi, call.scope, call.stmt):
-            return []   # in a branch no path takes
-        return sorted(self.roles.reaching_entries(fi, call.scope))
+        return sorted(self.roles.call_entries(fi, cid))
 
     def live(self, fi: int, cid: int) -> Optional[bool]:
         """True: a program runs call ``cid``; False: none does (a branch never taken, or no

@@ -418,6 +418,8 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         return False
     if pred.defines_data_op is not None and _defines_data_op(site, mc) != pred.defines_data_op:
         return False
+    if pred.maps_code_mentioning is not None and not _maps_code_mentioning(site, mc, pred.maps_code_mentioning):
+        return False
     for patterns, same_file in ((pred.file_calls, True), (pred.project_calls, False)):
         if patterns:
             hit = mc.other_call(patterns, site.fi, site.cid, same_file)
@@ -633,6 +635,24 @@ def _defines_data_op(site: CallSite, mc: MatchContext) -> bool:
     return False
 
 
+def _maps_code_mentioning(site: CallSite, mc: MatchContext, rx: Any) -> bool:
+    """The call's function maps project code over the data (``.map(operations=f)``,
+    ``.batch(per_batch_map=f)``) whose code uses a name matching ``rx``: a mapped function that
+    keeps only this rank's slice shards by hand."""
+    facts = mc.p.files[site.fi]
+    scope = site.call.scope
+    for c in facts.calls:
+        if c.scope != scope:
+            continue
+        last = (c.dotted or "").rsplit(".", 1)[-1]
+        for a in c.args:
+            if a.keyword in ("operations", "per_batch_map") or (a.keyword is None and last == "map"):
+                items = a.value[2] if a.value[0] == "seq" else [a.value]
+                if any(code_matches(mc, site.fi, scope, x, None, rx) for x in items):
+                    return True
+    return False
+
+
 def code_scopes(mc: MatchContext, fi: int, scope: int, e: Any, depth: int = 2) -> List[Tuple[int, int]]:
     """The project code behind a value: a function (a generator's body), a lambda, the
     methods of a project class or instance — and the project functions they call, ``depth``
@@ -683,8 +703,12 @@ def code_scopes(mc: MatchContext, fi: int, scope: int, e: Any, depth: int = 2) -
 def _code_matches(mc: MatchContext, site: CallSite, a: ArgFact, globs: Any, rx: Any) -> bool:
     """Some call in the code behind argument ``a`` answers to ``globs``, or (``rx``) some name,
     attribute or parameter it uses matches (in call arguments, assigned names and values)."""
+    return code_matches(mc, site.fi, site.call.scope, a.value, globs, rx)
+
+
+def code_matches(mc: MatchContext, fi: int, scope: int, e: Any, globs: Any, rx: Any) -> bool:
     p = mc.p
-    for sfi, sscope in code_scopes(mc, site.fi, site.call.scope, a.value):
+    for sfi, sscope in code_scopes(mc, fi, scope, e):
         facts = p.files[sfi]
         f = facts.funcs[sscope]
         if rx is not None and any(rx.search(x.name) for x in f.params):
