@@ -167,28 +167,44 @@ class PathConditions:
     def _values(self, fi: int, scope: int, e: Expr, before: int = -1) -> Optional[List[Any]]:
         if e[0] not in ("const", "name", "attr", "subscript", "binop", "unary"):
             return None
-        own = self._own_attribute(fi, scope, e, before)
-        vals, known = self.p.constants(fi, scope, own if own is not None else e)
+        vals: List[Any] = []
+        known = True
+        for x in self._own_attribute(fi, scope, e, before) or [e]:
+            got, k = self.p.constants(fi, scope, x)
+            vals += got
+            known = known and k
         if not known or not vals or any(v.via.startswith(ARGPARSE_DEFAULT) for v in vals):
             return None   # unknown, or a command-line option's default: another run passes another value
         return [v.value for v in vals]
 
-    def _own_attribute(self, fi: int, scope: int, e: Expr, before: int) -> Optional[Expr]:
-        """For ``self.x`` read by a method's test: the value the method assigned to it last
-        before that statement, when it did (attributes are otherwise flow-insensitive)."""
+    def _own_attribute(self, fi: int, scope: int, e: Expr, before: int) -> Optional[List[Expr]]:
+        """For ``self.x`` read by a method's test: the values the method may have assigned to
+        it last before that statement — the last assignment in the test's own block, and the
+        later ones in branches (unless the branch is dead); None when it assigns none."""
         if before < 0 or e[0] != "attr" or e[1][0] != "name":
             return None
         f = self.p.files[fi].funcs[scope]
         if f.kind != "method" or not f.params or e[1][1] != f.params[0].name:
             return None
-        best = None
-        for a in self.p.files[fi].assigns:
-            t = a.target
-            if a.scope == scope and a.stmt < before and t[0] == "attr" and t[2] == e[2] \
-                    and t[1][0] == "name" and t[1][1] == f.params[0].name:
-                if best is None or a.stmt > best.stmt:
-                    best = a
-        return best.value if best is not None and best.value[0] not in ("param", "iter", "enter", "unpack", "except") else None
+        me = f.params[0].name
+        writes = sorted((a for a in self.p.files[fi].assigns
+                         if a.scope == scope and a.stmt < before and a.target[0] == "attr" and a.target[2] == e[2]
+                         and a.target[1][0] == "name" and a.target[1][1] == me), key=lambda a: a.stmt, reverse=True)
+        if not writes:
+            return None
+        guards = self.roles.guards(fi, scope)
+        mine = guards.get(before, ())
+        out: List[Expr] = []
+        for a in writes:
+            if a.value[0] in ("param", "iter", "enter", "unpack", "except"):
+                return None
+            theirs = guards.get(a.stmt, ())
+            if self.dead(fi, scope, a.stmt):
+                continue
+            out.append(a.value)
+            if len(theirs) <= len(mine) and all(x is y for x, y in zip(theirs, mine[:len(theirs)])):
+                break   # unconditional with respect to the test: nothing earlier reaches it
+        return out or None
 
     # ------------------------------------------------------------------ atoms
     def stmt_atoms(self, fi: int, scope: int, stmt: int) -> FrozenSet[Atom]:

@@ -177,11 +177,16 @@ class Project:
         """Parameter name → value assumed by constant propagation (e.g. ``do_train=True``
         while checking a training pipeline); set by the matcher for one question at a time."""
         self._instance: Optional[Dict[Func, List[Tuple[int, int]]]] = None
+        self._building_instance = False
         self._subclass_index: Optional[Dict[Cls, List[Cls]]] = None
         self._import_aliases: Optional[Dict[str, Tuple[str, ...]]] = None
         self._name_sites: Optional[Dict[str, List[Tuple[int, int]]]] = None
         self._by_name: Dict[str, Dict[Func, List[Tuple[int, int, bool]]]] = {}
         self._resolving: Set[str] = set()
+        self._partial = 0
+        """Times ``callers`` answered partially (asked again while its call sites were being
+        resolved). An answer derived from a partial one is used but not memoised, so it cannot
+        outlive the resolution it was cut from (``memo`` and the value tables check this)."""
         self._sets: Dict[FrozenSet[Value], FrozenSet[Value]] = {}
 
     # ------------------------------------------------------------------ memo tables
@@ -194,7 +199,10 @@ class Project:
         hit = table.get(key, _MISSING)
         if hit is not _MISSING:
             return hit
-        out = table[key] = compute()
+        partial = self._partial
+        out = compute()
+        if self._partial == partial:
+            table[key] = out
         return out
 
     def guard(self, key: Any, compute: Callable[[], Any], on_cycle: Any) -> Any:
@@ -257,13 +265,15 @@ class Project:
             return _UNK
         self._active.add(key)
         self._depth += 1
+        partial = self._partial
         try:
             out = self._values_uncached(fi, scope, e)
         finally:
             self._depth -= 1
             self._active.discard(key)
         out = self._share(out)
-        self._values[key] = out
+        if self._partial == partial:
+            self._values[key] = out
         return out
 
     def _values_uncached(self, fi: int, scope: int, e: Expr) -> FrozenSet[Value]:
@@ -340,12 +350,14 @@ class Project:
         if ("b", key) in self._active:
             return _UNK
         self._active.add(("b", key))
+        partial = self._partial
         try:
             out = self._binding_uncached(fi, aid)
         finally:
             self._active.discard(("b", key))
         out = self._share(out)
-        self._bindings[key] = out
+        if self._partial == partial:
+            self._bindings[key] = out
         return out
 
     def _binding_uncached(self, fi: int, aid: int) -> FrozenSet[Value]:
@@ -627,13 +639,15 @@ class Project:
         key = (fi, cid)
         hit = self._callees.get(key)
         if hit is None:
+            partial = self._partial
             c = self.files[fi].calls[cid]
             vals = self.values(fi, c.scope, c.func)
             if any(isinstance(v, Param) for v in vals):
                 # `model(x)` where `model` is a parameter: what the call sites pass.
                 vals = self.expand_params(vals) or _UNK
             hit = self._share(vals)
-            self._callees[key] = hit
+            if self._partial == partial:
+                self._callees[key] = hit
         return hit
 
     def call_values(self, fi: int, cid: int) -> FrozenSet[Value]:
@@ -645,12 +659,14 @@ class Project:
         if ("c", key) in self._active:
             return _UNK
         self._active.add(("c", key))
+        partial = self._partial
         try:
             out = self._call_uncached(fi, cid)
         finally:
             self._active.discard(("c", key))
         out = self._share(out)
-        self._calls[key] = out
+        if self._partial == partial:
+            self._calls[key] = out
         return out
 
     def _call_uncached(self, fi: int, cid: int) -> FrozenSet[Value]:
@@ -820,6 +836,7 @@ class Project:
         if ("r", key) in self._active:
             return _UNK
         self._active.add(("r", key))
+        partial = self._partial
         try:
             fact = self.files[f.file].funcs[f.index]
             if fact.is_generator:
@@ -835,7 +852,8 @@ class Project:
         finally:
             self._active.discard(("r", key))
         out = self._share(out)
-        self._returns[key] = out
+        if self._partial == partial:
+            self._returns[key] = out
         return out
 
     def call_names(self, fi: int, cid: int) -> Tuple[str, ...]:
@@ -851,6 +869,7 @@ class Project:
             return hit
         call = self.files[fi].calls[cid]
         names: List[str] = []
+        partial = self._partial
 
         def add(n: str) -> None:
             if n and n not in names:
@@ -881,7 +900,8 @@ class Project:
         elif not names and call.func[0] == "name":
             add(f"?.{call.func[1]}")  # a local whose value is unknown, e.g. a function made by value_and_grad
         result = tuple(names)
-        self._names[key] = result
+        if self._partial == partial:
+            self._names[key] = result
         return result
 
     def type_quals(self, t: Optional[Value]) -> List[str]:
@@ -945,15 +965,36 @@ class Project:
         The first question resolves every call of the project once and indexes the calls by
         the functions they run; later questions are dictionary lookups."""
         if self._instance is None:
-            index: Dict[Func, List[Tuple[int, int]]] = {}
-            for gfi, facts in enumerate(self.files):
-                for cid in range(len(facts.calls)):
-                    for t, _ in self.call_targets(gfi, cid):
-                        bucket = index.setdefault(t, [])
-                        if not bucket or bucket[-1] != (gfi, cid):
-                            bucket.append((gfi, cid))
-            self._instance = index
+            if self._building_instance:
+                self._partial += 1   # asked while the index is being built: not known yet
+                return []
+            self._building_instance = True
+            try:
+                self._instance = self.top_level(self._build_instance_index)
+            finally:
+                self._building_instance = False
         return self._instance.get(f, [])
+
+    def _build_instance_index(self) -> Dict[Func, List[Tuple[int, int]]]:
+        index: Dict[Func, List[Tuple[int, int]]] = {}
+        for gfi, facts in enumerate(self.files):
+            for cid in range(len(facts.calls)):
+                for t, _ in self.call_targets(gfi, cid):
+                    bucket = index.setdefault(t, [])
+                    if not bucket or bucket[-1] != (gfi, cid):
+                        bucket.append((gfi, cid))
+        return index
+
+    def top_level(self, compute: Callable[[], Any]) -> Any:
+        """``compute()`` as if asked first: with no question in progress above it. A shared
+        index built in the middle of another question would see that question's cycle cuts
+        (a name being evaluated evaluates to unknown) and keep them for every later one."""
+        saved_active, saved_depth = self._active, self._depth
+        self._active, self._depth = set(), 0
+        try:
+            return compute()
+        finally:
+            self._active, self._depth = saved_active, saved_depth
 
     def name_sites(self, name: str) -> List[Tuple[int, int]]:
         """Every call ``(file, call)`` whose callee is written with this last name, project-wide."""
@@ -1028,6 +1069,7 @@ class Project:
         if hit is not None:
             return hit
         if ("callers", key) in self._active:
+            self._partial += 1
             return []
         self._active.add(("callers", key))
         try:
@@ -1051,7 +1093,9 @@ class Project:
                     seen.add((gfi, cid))
                     out.append((gfi, cid, bind_args(self.files[gfi].calls[cid].args, params, self_bound)))
         out.sort(key=lambda t: (t[0], t[1]))
-        if not any(k in self._resolving for k in keys):   # else partial (asked while its sites were being resolved)
+        if any(k in self._resolving for k in keys):   # partial: asked while its sites were being resolved
+            self._partial += 1
+        else:
             self._callers[key] = out
         return out
 

@@ -395,6 +395,14 @@ def test_branches_decided_by_constants_are_dead_but_command_line_defaults_are_no
                     if drop > 0.:
                         self.drop = nn.Dropout(p=drop)
                     self.fc = nn.Dense(4, 4)
+            class Attention(nn.Cell):
+                def __init__(self, attn_drop=0.):
+                    super().__init__()
+                    self.attn_drop = attn_drop
+                    if self.attn_drop > 0.:
+                        self.attn_drop = nn.Dropout(p=attn_drop)
+                    if self.attn_drop > 0.:
+                        self.proj_drop = nn.Dropout(p=attn_drop)
         """,
         "train.py": """
             import argparse
@@ -405,6 +413,7 @@ def test_branches_decided_by_constants_are_dead_but_command_line_defaults_are_no
             args = parser.parse_args()
             a = Block()
             b = Block(norm=None, drop=0.0)
+            c = Attention(attn_drop=0.0)
             if args.data_dir:
                 print("from a folder")
             ms.export(a, None, file_name="x")
@@ -414,7 +423,9 @@ def test_branches_decided_by_constants_are_dead_but_command_line_defaults_are_no
     bn, drop, fc = (call_at(mc, "net.py", n) for n in (7, 9, 10))
     assert mc.entries_reaching(*bn) == [] and mc.entries_reaching(*drop) == []
     assert mc.entries_reaching(*fc) == [e]
-    folder = call_at(mc, "train.py", 11)
+    # `self.attn_drop` is read where the method set it: 0.0 (the Dropout assigned in the dead branch never was)
+    assert mc.entries_reaching(*call_at(mc, "net.py", 16)) == [] and mc.entries_reaching(*call_at(mc, "net.py", 18)) == []
+    folder = call_at(mc, "train.py", 12)
     assert mc.entries_reaching(*folder) == [e]      # `--data_dir` may be passed on the command line
 
 
