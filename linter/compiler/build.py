@@ -181,6 +181,7 @@ class CallPred:
     live: Optional[bool] = None
     trained: Optional[bool] = None
     maps_code_mentioning: Optional[Regex] = None
+    runs: Optional[GlobSet] = None
 
 
 @dataclass(frozen=True)
@@ -279,6 +280,9 @@ class SequenceSpec:
     layer: CallPattern
     not_followed_by: Tuple[CallPattern, ...]
     until: Tuple[CallPattern, ...]
+    output: Tuple[CallPattern, ...] = ()
+    """Losses: with any given, reaching one — or the network's output (returned by the
+    outermost cell) — is a finding too."""
 
 
 @dataclass(frozen=True)
@@ -403,6 +407,7 @@ class _Builder:
                 trained=c.get("trained"),
                 maps_code_mentioning=self.regex(c["maps_code_mentioning"], p + ["maps_code_mentioning"])
                 if "maps_code_mentioning" in c else None,
+                runs=self.globs(c["runs"], p + ["runs"]) if "runs" in c else None,
             )
         self.arg_names.append(node["arg"])
         value = None
@@ -594,7 +599,8 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
             return tuple(b.call_pattern(x, p + [key, i]) for i, x in enumerate(items))
 
         spec = SequenceSpec(layer=b.call_pattern(s["layer"], p + ["layer"]),
-                            not_followed_by=patterns("not_followed_by"), until=patterns("until"))
+                            not_followed_by=patterns("not_followed_by"), until=patterns("until"),
+                            output=patterns("output") if "output" in s else ())
     severity_if: List[Dict[str, Any]] = []
     for i, adj in enumerate(data.get("severity_if", ())):
         adj = dict(adj)

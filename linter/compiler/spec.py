@@ -108,6 +108,7 @@ _CALL_PRED = _obj(
         "callee_made_by": _one_or_many(_GLOB, "The called object is the result of a call matching these names (e.g. a function made by `mindspore.ops.value_and_grad`)."),
         "in_function": {"type": "string", "format": "regex", "description": "Regex on the qualified name of the enclosing function."},
         "live": {"type": "boolean", "description": "True: some entry script's program runs this call. False: it provably does not — it sits in a branch that constant propagation and shipped configuration decide the other way, or no entry script of its project reaches it (an entry script lives in its folder or above). Code whose programs are unknown (a library without entry scripts, a snippet) passes neither."},
+        "runs": _one_or_many(_GLOB, "The project code this call runs — the function it calls, or the `construct`/`forward`/`call` of the project cell it calls — itself calls something matching these names (e.g. `mindspore.nn.Optimizer.__call__`: a project-defined train-one-step cell)."),
         "maps_code_mentioning": {"type": "string", "format": "regex", "description": "The call's function maps project code over the data (`.map(operations=f)`, `.batch(per_batch_map=f)`) whose code uses a name matching this regex (parameters, assigned names, attributes, callees, argument texts): e.g. a mapped function that keeps only this rank's slice."},
         "trained": {"type": "boolean", "description": "The object this call creates (a layer) is part of a network some optimizer of the call's programs updates (true), or a known object no optimizer updates (false: an inference-only detector, an evaluation copy). Unknown passes neither."},
         "in_class": _one_or_many(_GLOB, "The call is in a method (or a function nested in one) of a project class deriving from these, e.g. `mindspore.nn.Cell`: a network calling its own layers."),
@@ -258,6 +259,7 @@ _SEQUENCE = _obj(
         "layer": _ref("call_pattern"),
         "not_followed_by": _one_or_many(_ref("call_pattern"), "Reaching one of these first ends the search silently (e.g. a normalization)."),
         "until": _one_or_many(_ref("call_pattern"), "Reaching one of these first is a finding (e.g. an activation)."),
+        "output": _one_or_many(_ref("call_pattern"), "Losses. When given, reaching one of these first — or the network's output, returned by the outermost cell the framework runs — is a finding too (e.g. a prediction head's last conv)."),
     },
     ["layer", "not_followed_by", "until"],
     "Layer-order rule: follow a layer's output through the calls that consume it — in `SequentialCell`/`Sequential` "

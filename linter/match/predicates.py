@@ -420,6 +420,8 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         return False
     if pred.maps_code_mentioning is not None and not _maps_code_mentioning(site, mc, pred.maps_code_mentioning):
         return False
+    if pred.runs is not None and not _runs(site, mc, pred.runs):
+        return False
     for patterns, same_file in ((pred.file_calls, True), (pred.project_calls, False)):
         if patterns:
             hit = mc.other_call(patterns, site.fi, site.cid, same_file)
@@ -632,6 +634,16 @@ def _defines_data_op(site: CallSite, mc: MatchContext) -> bool:
                 (arg.keyword is None and last in ("map", "Compose"))
             if mapped and any(custom(x) for x in ops(arg.value)):
                 return True
+    return False
+
+
+def _runs(site: CallSite, mc: MatchContext, globs: Any) -> bool:
+    """The project function or cell method the call runs contains a call matching ``globs``."""
+    p = mc.p
+    for f, _bound in p.call_targets(site.fi, site.cid):
+        facts = p.files[f.file]
+        if any(c.scope == f.index and globs.any(p.call_names(f.file, cid)) for cid, c in enumerate(facts.calls)):
+            return True
     return False
 
 

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from linter.compiler.build import CompiledRule, SequenceSpec
 from linter.facts.ir import walk
 from linter.facts.model import FileFacts
-from linter.index.values import Func, Obj
+from linter.index.values import Cls, Func, Obj
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding
 from linter.model import Finding
@@ -155,6 +155,10 @@ class _Sequence:
             if self.mc.match(pat, fi, cid) is not None:
                 shown = next((n for n in names if not n.startswith("?.")), names[0] if names else "?")
                 return BAD, f"`{call.dotted or shown}` ({shown.replace('.__call__', '')}, line {call.line})"
+        for pat in self.spec.output:
+            if self.mc.match(pat, fi, cid) is not None:
+                shown = next((n for n in names if not n.startswith("?.")), names[0] if names else "?")
+                return BAD, f"the loss `{call.dotted or shown}` ({shown.replace('.__call__', '')}, line {call.line})"
         if not names:
             return UNKNOWN, ""
         head = names[0]
@@ -222,9 +226,22 @@ class _Sequence:
         f = Func(fi, scope)
         sites = [(cfi, cid) for cfi, cid, _ in self.p.callers(f)] + self.p.instance_callers(f)
         if not sites:
-            return UNKNOWN, ""
+            return self._network_output(fi, scope)
         verdicts = [self.follow_call(cfi, cid, depth + 1) for cfi, cid in sorted(set(sites))]
         return _combine(verdicts)
+
+    def _network_output(self, fi: int, scope: int) -> Verdict:
+        """A value returned by the ``construct``/``forward`` of a cell that is built but never
+        called by the project — the framework runs it: the network's output."""
+        from linter.index.roles import _RUN_BY_INSTANCE
+
+        f = self.p.files[fi].funcs[scope]
+        if not self.spec.output or f.kind != "method" or f.cls < 0 or f.name not in _RUN_BY_INSTANCE:
+            return UNKNOWN, ""
+        if not self.mc.roles.constructions(Cls(fi, f.cls)):
+            return UNKNOWN, ""
+        qual = self.p.files[fi].funcs[scope].qualname
+        return BAD, f"the network's output (returned by `{qual}`)"
 
     # ------------------------------------------------------------------ containers
     def in_container(self, fi: int, cid: int, depth: int) -> Optional[Verdict]:
