@@ -253,6 +253,7 @@ class FlowSpec:
     track_objects: bool = False
     not_networks: Optional[GlobSet] = None
     only_loop_carried: bool = False
+    trained_only: bool = False
     causes: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
     """(cause kind, ((lang, text), ...)) for the ``{cause}`` placeholder."""
 
@@ -498,6 +499,7 @@ class _Builder:
             transparent=self.globs(node["transparent"], path + ["transparent"]) if "transparent" in node else None,
             loop_sinks=bool(node.get("loop_sinks", False)),
             only_loop_carried=bool(node.get("only_loop_carried", False)),
+            trained_only=bool(node.get("trained_only", False)),
             track_objects=bool(node.get("track_objects", False)),
             not_networks=self.globs(node["not_networks"], path + ["not_networks"]) if "not_networks" in node else None,
             causes=tuple((k, tuple(sorted(v.items()))) for k, v in sorted((node.get("causes") or {}).items())),

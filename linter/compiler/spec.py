@@ -229,6 +229,7 @@ _FLOW = _obj(
         "loop_sinks": {"type": "boolean", "description": "For `state`: when the bad state is the initial one, report at the call inside a loop that leads to the sink (the training step of an epoch loop)."},
         "track_objects": {"type": "boolean", "description": "For `state`: keep one state per object. A transition acts on its receiver and the objects it was built from (`set_train` on a wrapper reaches the network inside); a sink checks the networks it trains (those whose parameters its optimizer updates) or calls. Off: one state per script (e.g. the gradients of a GradScaler loop)."},
         "not_networks": _one_or_many(_GLOB, "With `track_objects`: types that wrap or serve a network (train-one-step cells, loss functions, optimizers, `Model`); a sink on one of them checks the networks inside instead."),
+        "trained_only": {"type": "boolean", "description": "With `track_objects`: a sink checks only the layers of networks some optimizer of the project updates (a frozen distillation teacher kept in inference mode on purpose is not a problem); all layers when the optimizers' parameters are unknown."},
         "only_loop_carried": {"type": "boolean", "description": "For `state`: report a bad state only when the transition that set it runs inside a loop that also runs the sink (an evaluation inside the epoch loop), not when it was set once before the loop (often intentional)."},
         "causes": _obj(
             {"initial": _TEXT, "transition": _TEXT, "source": _TEXT},

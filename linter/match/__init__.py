@@ -1,6 +1,7 @@
 """Stage 5: run every compiled rule over the project; a crashing rule is reported, not fatal."""
 from __future__ import annotations
 
+import gc
 import sys
 import traceback
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -82,9 +83,6 @@ _COST = {"sequence": 0, "flow": 1, "absent": 2, "call": 3}
 _STATE: Optional[Tuple[Sequence[CompiledRule], MatchContext, Sequence[int], str]] = None
 PARALLEL_MIN_CALLS = 20_000
 """Below this many calls in the project, matching in one process is faster than forking."""
-PREFILL_CHUNKS = 8
-"""Files are resolved in this many groups before the rules run — a number that does not
-depend on ``--jobs``, so that the resolved state is the same however many workers there are."""
 
 # Why rules run in isolation
 # --------------------------
@@ -92,9 +90,9 @@ depend on ``--jobs``, so that the resolved state is the same however many worker
 # itself (a recursive definition) is cut short, so an answer may depend on what an earlier
 # question left in the memo tables — and the findings of a rule on which rules ran before it
 # in the same process, that is, on --jobs. Every rule therefore starts from the same state:
-# the linked project, the callee resolution of every call (computed group by group, each
-# group from the linked state) and the program model (_warm_up) — in a forked worker of its
-# own on large projects, after restoring a snapshot on small ones.
+# the linked project, the callee resolution of every call (in file order) and the program
+# model (_warm_up), all computed here in one fixed order — then each rule runs in a forked
+# worker of its own on large projects, after restoring a snapshot on small ones.
 
 
 def _memo_state(mc: MatchContext) -> List[Any]:
@@ -129,39 +127,12 @@ def _copy(v: Any) -> Any:
     return v
 
 
-def _chunks(mc: MatchContext, n: int) -> List[List[int]]:
-    """Files split into ``n`` runs of about equal call counts."""
-    sizes = [len(f.calls) for f in mc.p.files]
-    total = sum(sizes) or 1
-    out: List[List[int]] = [[]]
-    acc = 0
-    for fi, size in enumerate(sizes):
-        if acc >= total * len(out) / n and len(out) < n:
-            out.append([])
-        out[-1].append(fi)
-        acc += size
-    return [c for c in out if c]
-
-
-def _resolve_calls(files: Sequence[int]) -> Tuple[dict, dict]:
-    assert _STATE is not None
-    return _resolve_in(_STATE[1], files)
-
-
-def _resolve_in(mc: MatchContext, files: Sequence[int]) -> Tuple[dict, dict]:
+def _resolve_all(mc: MatchContext) -> None:
+    """The callee names of every call, in file order (what every rule starts by asking)."""
     p = mc.p
-    for fi in files:
-        for cid in range(len(p.files[fi].calls)):
+    for fi, facts in enumerate(p.files):
+        for cid in range(len(facts.calls)):
             p.call_names(fi, cid)
-    # only the answers memoised (computed without a cut), for the calls of these files
-    names, callees = {}, {}
-    for fi in files:
-        for cid in range(len(p.files[fi].calls)):
-            if (fi, cid) in p._names:
-                names[(fi, cid)] = p._names[(fi, cid)]
-            if (fi, cid) in p._callees:
-                callees[(fi, cid)] = p._callees[(fi, cid)]
-    return names, callees
 
 
 def _warm_up(mc: MatchContext) -> None:
@@ -170,6 +141,7 @@ def _warm_up(mc: MatchContext) -> None:
     to classes and functions. Deterministic (one order, from the resolved state), so it may be
     shared; without it each rule's worker would rebuild it."""
     p, roles = mc.p, mc.roles
+    _resolve_all(mc)
     if p.files:
         p.resolved_callers(Func(0, 0))
         p.name_sites("")
@@ -211,15 +183,6 @@ def run_rules(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[i
 
 def _in_process(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int], lang: str,
                 order: Sequence[int]) -> List[Tuple[List[Finding], List[Diagnostic]]]:
-    linked = _snapshot(mc)
-    resolved: List[Tuple[dict, dict]] = []
-    for chunk in _chunks(mc, PREFILL_CHUNKS):
-        _restore(mc, linked)
-        resolved.append(_resolve_in(mc, chunk))
-    _restore(mc, linked)
-    for names, callees in resolved:
-        mc.p._names.update(names)
-        mc.p._callees.update(callees)
     _warm_up(mc)
     start = _snapshot(mc)
     out = []
@@ -251,12 +214,11 @@ def _forked(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int
     _STATE = (rules, mc, files, lang)
     try:
         ctx = multiprocessing.get_context("fork")
-        # one task per worker: every group and every rule starts from the state forked here
-        with ctx.Pool(processes=max(1, jobs), maxtasksperchild=1) as pool:
-            for names, callees in pool.map(_resolve_calls, _chunks(mc, PREFILL_CHUNKS), chunksize=1):
-                mc.p._names.update(names)
-                mc.p._callees.update(callees)
         _warm_up(mc)
+        # the shared state stays out of the workers' garbage collections, which would
+        # otherwise touch (and copy) every page of it
+        gc.freeze()
+        # one task per worker: every rule starts from the state forked here
         with ctx.Pool(processes=max(1, min(jobs, len(rules))), maxtasksperchild=1) as pool:
             pending = [(i, pool.apply_async(_run_one, (i,))) for i in order]
             out = []
@@ -268,3 +230,4 @@ def _forked(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int
             return out
     finally:
         _STATE = None
+        gc.unfreeze()

@@ -319,6 +319,10 @@ class StateFlow:
             for d in {k} | self._children(k):
                 if d[0] == "o" and globs.any(self.mc.created_types(d[1], d[2]) or self.p.call_names(d[1], d[2])):
                     layers.add(d)
+        if layers and self.spec.trained_only:
+            layers = self._trained_layers(layers)
+            if not layers:
+                return frozenset()   # only frozen networks' layers (a distillation teacher): nothing to check
         if layers:
             return frozenset(layers)
         nets: Set[Key] = set()
@@ -329,6 +333,20 @@ class StateFlow:
                 inner = [c for c in self._children(k) if self._is_network(c)]
                 nets |= set(inner) if inner else {k}
         return frozenset(nets)
+
+    def _trained_layers(self, layers: Set[Key]) -> Set[Key]:
+        """The layers that belong to a network some optimizer updates; all of them when no
+        optimizer's parameters are known (unknown must not silence)."""
+        from linter.match.training import parts, trained_objects
+
+        trained = trained_objects(self.mc)
+        if not trained:
+            return layers
+        inside: Set[Tuple[int, int]] = set()
+        for t in trained:
+            inside.add(t)
+            inside |= parts(self.mc, t)
+        return {d for d in layers if (d[1], d[2]) in inside}
 
     def _trained_networks(self, fi: int, cid: int) -> FrozenSet[Key]:
         """``value_and_grad(fn, None, optimizer.parameters)`` → the network behind the parameters."""
