@@ -403,7 +403,7 @@ def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional
     probes = probes or Probes()
     errors = load_units(units, options)
     if read_context:
-        errors += _add_context(units, options, probes)
+        errors += _add_context(units, options, probes, packs.roles)
     present = [u for u in units if u.facts is not None]
     project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
                       packs.apis, exists=probes.isfile if read_context or probes._memory is not None else None,
@@ -428,15 +428,50 @@ def _configured(findings: List[Finding], abspaths: Dict[str, str], options: Opti
     return out
 
 
-def _add_context(units: List[Unit], options: Options, probes: Probes) -> List[Diagnostic]:
+def _nearby_scripts(units: List[Unit], known: Set[str], probes: Probes, roles: Any) -> List[Unit]:
+    """Entry-named scripts in the folders of the linted files and above, up to their roots."""
+    if roles is None or not roles.file_names:
+        return []
+    folders: Dict[str, str] = {}
+    for u in units:
+        if not u.linted:
+            continue
+        d = os.path.dirname(os.path.normpath(u.abspath))
+        root = os.path.normpath(u.root)
+        while d not in folders:
+            folders[d] = u.root
+            parent = os.path.dirname(d)
+            if d == root or parent == d or not d.startswith(root):
+                break
+            d = parent
+    out: List[Unit] = []
+    for d in sorted(folders):
+        for name in probes.listdir(d):
+            stem, ext = os.path.splitext(name)
+            path = os.path.join(d, name)
+            if ext != ".py" or path in known or not any(rx.search(stem) for rx in roles.file_names.values()):
+                continue
+            known.add(path)
+            rel = os.path.relpath(path)
+            out.append(Unit(rel if not rel.startswith("..") else path, path, folders[d], linted=False))
+    return out
+
+
+def _add_context(units: List[Unit], options: Options, probes: Probes, roles: Any = None) -> List[Diagnostic]:
     """Read project files that linted files import, so cross-file facts are complete even when
     only some files are linted (pre-commit passes just the changed ones). Breadth first, one
-    import level at a time, each level loaded like the linted files (cache, workers)."""
+    import level at a time, each level loaded like the linted files (cache, workers). The entry
+    scripts beside and above the linted files are read too (by their names: train*.py,
+    eval*.py, ...), so the programs that run a file are known when it is checked alone."""
     errors: List[Diagnostic] = []
     known: Set[str] = {os.path.normpath(u.abspath) for u in units}
     modmap = ModuleMap(known, {os.path.normpath(u.abspath): u.root for u in units})
+    scripts = _nearby_scripts(units, known, probes, roles)
+    errors += [Diagnostic(e.kind, e.path, f"entry script not analysed: {e.message}", e.line, e.column, fatal=False)
+               for e in load_units(scripts, options)]
+    units.extend(scripts)
     level = [u for u in units if u.facts is not None]
-    added = 0
+    added = len(scripts)
     while level and added < MAX_CONTEXT_FILES:
         new: List[Unit] = []
         for u in level:

@@ -405,7 +405,7 @@ def rule_schema() -> Dict[str, Any]:
                                    "first variant whose `when` holds and whose edits can be made is offered.",
                     "anyOf": [_FIX, {"type": "array", "items": _FIX, "minItems": 1}]},
             "report": _obj({"at": {"type": "string", "pattern": "^(call|arg:[A-Za-z_0-9]+)$"},
-                            "once_per": {"enum": ["program"], "description": "`program`: matches run by the same entry scripts are one problem (several `to_float` sites of one float16 training without loss scaling): the first is reported, the others are listed as `{more}`."}},
+                            "once_per": {"enum": ["program", "function"], "description": "`program`: matches run by the same entry scripts are one problem (several `to_float` sites of one float16 training without loss scaling); `function`: matches in one function are (the random ops of one evaluation op list). The first is reported, the others are listed as `{more}`."}},
                            desc="Where a call finding points: the call (default) or one argument; and how matches group into findings."),
             "examples": _obj(
                 {

@@ -46,6 +46,8 @@ class PathConditions:
         self._atoms: Dict[Tuple[int, int, int], FrozenSet[Atom]] = {}
         self._dead: Dict[Tuple[int, int, int], bool] = {}
         self._if_stmts: Dict[Tuple[int, int], Dict[int, int]] = {}
+        self._deciding: set = set()
+        self._ifexps: Dict[Tuple[int, int], Dict[int, List[Tuple[Expr, bool]]]] = {}
 
     # ------------------------------------------------------------------ questions
     def compatible(self, entry: int, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
@@ -112,6 +114,59 @@ class PathConditions:
             self.decided(fi, scope, test, self._test_stmt(fi, scope, test)) is (not positive)
             for test, positive in self.roles.guards(fi, scope).get(stmt, ())))
 
+    def dead_call(self, fi: int, cid: int) -> bool:
+        """Call ``cid`` never runs: its statement is dead, or it is the branch of a conditional
+        expression that constants decide the other way (``nn.BatchNorm2d(c) if bn else None``
+        where every caller leaves ``bn=False``)."""
+        call = self.p.files[fi].calls[cid]
+        if self.dead(fi, call.scope, call.stmt):
+            return True
+        for test, positive in self._ifexp_guards(fi, call.scope, call.stmt).get(cid, ()):
+            if self.decided(fi, call.scope, test, call.stmt) is (not positive):
+                return True
+        return False
+
+    def _ifexp_guards(self, fi: int, scope: int, stmt: int) -> Dict[int, List[Tuple[Expr, bool]]]:
+        """Call id → the conditional-expression tests around it within statement ``stmt``."""
+        key = (fi, stmt)
+        hit = self._ifexps.get(key)
+        if hit is not None:
+            return hit
+        facts = self.p.files[fi]
+        out: Dict[int, List[Tuple[Expr, bool]]] = {}
+
+        def visit(e: Any, guards: Tuple[Tuple[Expr, bool], ...], depth: int = 0) -> None:
+            if not isinstance(e, tuple) or not e or depth > 30:
+                return
+            tag = e[0]
+            if tag == "ifexp":
+                visit(e[1], guards, depth + 1)
+                visit(e[2], guards + ((e[1], True),), depth + 1)
+                visit(e[3], guards + ((e[1], False),), depth + 1)
+                return
+            if tag == "call":
+                if guards:
+                    out.setdefault(e[1], []).extend(guards)
+                c = facts.calls[e[1]]
+                for a in c.args:
+                    visit(a.value, guards, depth + 1)
+                return
+            if tag in ("const", "name", "lambda", "other"):
+                return
+            for part in e[1:]:
+                if isinstance(part, tuple):
+                    if part and isinstance(part[0], str):
+                        visit(part, guards, depth + 1)
+                    else:
+                        for x in part:
+                            visit(x, guards, depth + 1)
+
+        for a in facts.assigns:
+            if a.stmt == stmt and a.value[0] not in ("param", "import", "def", "class"):
+                visit(a.value, ())
+        self._ifexps[key] = out
+        return out
+
     def _test_stmt(self, fi: int, scope: int, test: Expr) -> int:
         """The statement id of the ``if`` whose test is ``test`` (-1 if not found)."""
         key = (fi, scope)
@@ -128,10 +183,23 @@ class PathConditions:
         ``if self.attn_drop > 0.: self.attn_drop = nn.Dropout(...)``)."""
         p = self.p
         saved, p.assume = p.assume, {}   # the answer must not depend on the question being asked
+        saved_filter, p.site_filter = p.site_filter, self._live_site
         try:
             return self._decide(fi, scope, e, 0, before)
         finally:
-            p.assume = saved
+            p.assume, p.site_filter = saved, saved_filter
+
+    def _live_site(self, fi: int, cid: int) -> bool:
+        """A call site some program runs — or one whose programs are unknown, or asked about
+        while it is being decided (a cycle: keep it, never drop a value on a guess)."""
+        key = ("live-site", fi, cid)
+        if key in self._deciding or not self.roles.in_program_tree(fi):
+            return True
+        self._deciding.add(key)
+        try:
+            return bool(self.roles.call_entries(fi, cid))
+        finally:
+            self._deciding.discard(key)
 
     def _decide(self, fi: int, scope: int, e: Expr, depth: int, before: int = -1) -> Optional[bool]:
         if depth > 8:

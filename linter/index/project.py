@@ -155,6 +155,8 @@ class Project:
         self.by_abspath = {p: i for i, p in enumerate(self.abspaths)}
         self.modmap = ModuleMap(self.abspaths, dict(zip(self.abspaths, self.roots)))
         self._exists = exists or (lambda p: False)
+        self.site_filter: Optional[Callable[[int, int], bool]] = None
+        """While set, parameter values come only from the call sites it accepts (branch decisions)."""
         self.configs = ConfigStore(read or (lambda p: None), listdir or (lambda d: ()))
         """Configuration files (YAML/JSON) read through the run's probes."""
         self._loaders: Dict[Tuple[int, int], Optional[str]] = {}
@@ -1400,6 +1402,11 @@ class Project:
             return [(p.file, p.func, ("const", self.assume[p.name]), fact.line, f"assuming {p.name}={self.assume[p.name]!r}")]
         out: List[Tuple[int, int, Optional[Expr], int, str]] = []
         sites = self.callers(Func(p.file, p.func))
+        if self.site_filter is not None and sites:
+            # deciding a branch: call sites no program runs (`resnet18(res_base=True)` when only
+            # resnet50 is built) do not make the branch live; all of them when none is run
+            live = [x for x in sites if self.site_filter(x[0], x[1])]
+            sites = live or sites
         where = fact.qualname
         for cfi, cid, bound in sites:
             call = self.files[cfi].calls[cid]

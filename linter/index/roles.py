@@ -192,7 +192,7 @@ class Roles:
         """Entry scripts that run call ``cid`` of file ``fi``: none when it sits in a branch no
         path takes; only the file itself under its ``if __name__ == "__main__":``."""
         call = self.p.files[fi].calls[cid]
-        if self.paths.dead(fi, call.scope, call.stmt):
+        if self.paths.dead_call(fi, cid):
             return frozenset()
         if call.scope == 0 and self.main_guarded(fi, call.stmt):
             return frozenset((fi,)) if fi in self._entry_set() else frozenset()

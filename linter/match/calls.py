@@ -38,20 +38,27 @@ def fix_variants(rule: CompiledRule, site: CallSite, mc: MatchContext) -> str:
     return ",".join(str(i) for i, f in enumerate(rule.fixes) if f.when is None or evaluate(f.when, site, mc))
 
 
-def _once_per_program(mc: MatchContext, sites: List[CallSite]) -> List[CallSite]:
-    """The first match of each set of entry scripts; the others are named in ``{more}``.
-    Matches no entry runs stay one finding each."""
+def _once_per(mc: MatchContext, sites: List[CallSite], unit: str) -> List[CallSite]:
+    """The first match of each group — the set of entry scripts that run it (``program``) or
+    its function (``function``: one op list of one pipeline); the others are named in
+    ``{more}``. Under ``program``, matches no entry runs stay one finding each."""
+    def group(site: CallSite) -> tuple:
+        if unit == "function":
+            return ("function", site.fi, site.call.scope)
+        entries = tuple(mc.entries_reaching(site.fi, site.cid))
+        return entries or ("site", site.fi, site.cid)
+
     groups: dict = {}
     order: List[CallSite] = []
     for site in sites:
-        entries = tuple(mc.entries_reaching(site.fi, site.cid))
-        if entries and entries in groups:
-            groups[entries].append(site)
+        key = group(site)
+        if key in groups:
+            groups[key].append(site)
             continue
-        groups[entries or ("site", site.fi, site.cid)] = [site]
+        groups[key] = [site]
         order.append(site)
     for first in order:
-        rest = groups[tuple(mc.entries_reaching(first.fi, first.cid)) or ("site", first.fi, first.cid)][1:]
+        rest = groups[group(first)][1:]
         if rest:
             places = ", ".join(f"{mc.p.files[s.fi].path}:{s.call.line}" for s in rest[:3])
             first.data["more"] = places + (f" and {len(rest) - 3} more" if len(rest) > 3 else "")
@@ -71,8 +78,8 @@ def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], la
             continue   # the same call in the other branch of an `if` (GPU/CPU): one problem, one finding
         kept.append((fi, cid))
         sites.append(site)
-    if rule.once_per == "program":
-        sites = _once_per_program(mc, sites)
+    if rule.once_per:
+        sites = _once_per(mc, sites, rule.once_per)
     for site in sites:
         fi, cid = site.fi, site.cid
         severity, note = None, ""

@@ -299,6 +299,10 @@ def _mentioned(mc: MatchContext, fi: int, scope: int, e: Expr, rx: Any) -> Optio
                 words.append(c.dotted)
             todo.append((cfi, c.scope, c.func, depth + 1))
             todo.extend((cfi, c.scope, arg.value, depth + 1) for arg in c.args)
+        elif tag == "config":
+            value = x[1].items[x[2]][0]
+            if isinstance(value, str):
+                words.append(value)   # a path in a shipped configuration file
         elif tag in ("lambda", "other"):
             pass
         else:

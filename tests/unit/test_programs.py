@@ -566,3 +566,87 @@ def test_configuration_files_are_read_like_module_constants() -> None:
     assert dknown and sorted(v.value for v in dvals) == [50, 101]
     extra = call_at(mc, "train.py", 7)
     assert mc.live(*extra) is False and mc.live(fi, cid) is True
+
+
+def test_a_conditional_expression_decided_by_every_caller_is_dead() -> None:
+    """`nn.BatchNorm2d(c) if use_bn else None` with every caller leaving use_bn=False never
+    builds the layer; a call site no program runs (a variant nobody builds) does not keep it live."""
+    mc = context({
+        "net.py": """
+            from mindspore import nn
+            def block(c, use_bn=False):
+                norm = nn.BatchNorm2d(c) if use_bn else None
+                return nn.SequentialCell([nn.Conv2d(c, c, 3), norm])
+            def small():
+                return block(8, use_bn=True)
+            def large():
+                return block(16)
+        """,
+        "train.py": """
+            import mindspore as ms
+            from net import large
+            ms.export(large(), None, file_name="x")
+        """,
+    })
+    e = fid(mc, "train.py")
+    bn, conv = call_at(mc, "net.py", 4), call_at(mc, "net.py", 5)
+    assert mc.entries_reaching(*conv) == [e]
+    # small() (use_bn=True) is defined but no program calls it: the only live call site leaves use_bn=False
+    assert mc.entries_reaching(*bn) == []
+    assert mc.live(*bn) is False and mc.live(*conv) is True
+
+
+def test_a_conditional_expression_stays_live_when_a_run_caller_sets_the_flag() -> None:
+    mc = context({
+        "net.py": """
+            from mindspore import nn
+            def block(c, use_bn=False):
+                norm = nn.BatchNorm2d(c) if use_bn else None
+                return nn.SequentialCell([nn.Conv2d(c, c, 3), norm])
+        """,
+        "train.py": """
+            import mindspore as ms
+            from net import block
+            ms.export(block(8, use_bn=True), None, file_name="x")
+            ms.export(block(16), None, file_name="y")
+        """,
+    })
+    assert mc.entries_reaching(*call_at(mc, "net.py", 4)) == [fid(mc, "train.py")]
+
+
+def test_a_file_checked_alone_is_judged_by_the_entry_scripts_beside_it(tmp_path) -> None:
+    """Checking one model file (pre-commit, an editor) reads the entry scripts of its folder and
+    above, so code no program runs is `info` as in a whole-repository run."""
+    from linter.api import check_paths
+    (tmp_path / ".git").mkdir()      # the repository root: where the search for entry scripts stops
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "net.py").write_text(textwrap.dedent("""
+        from mindspore import nn
+        class Head(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.drop = nn.Dropout(0.1)
+    """))
+    (tmp_path / "src" / "unused.py").write_text(textwrap.dedent("""
+        from mindspore import nn
+        class Old(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.drop = nn.Dropout(0.1)
+    """))
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        from mindspore import nn
+        from mindspore.train import Model
+        from src.net import Head
+        net = Head()
+        Model(net, nn.MSELoss(), nn.Adam(net.trainable_params())).train(1, None)
+    """))
+    opts = Options(select=lambda r: r == "API101")
+    alone = check_paths([str(tmp_path / "src" / "unused.py")], builtin_packs(), opts, cwd=str(tmp_path))
+    whole = check_paths([str(tmp_path)], builtin_packs(), opts, cwd=str(tmp_path))
+    got_alone = [(f.path, f.severity.value) for f in alone.findings]
+    got_whole = sorted((f.path, f.severity.value) for f in whole.findings)
+    assert got_alone == [(os.path.join("src", "unused.py"), "info")], got_alone
+    assert got_whole == [(os.path.join("src", "net.py"), "error"), (os.path.join("src", "unused.py"), "info")], got_whole
+    used = check_paths([str(tmp_path / "src" / "net.py")], builtin_packs(), opts, cwd=str(tmp_path))
+    assert [(f.path, f.severity.value) for f in used.findings] == [(os.path.join("src", "net.py"), "error")]
