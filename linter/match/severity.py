@@ -110,14 +110,24 @@ def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: 
 
 def _is_mode_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
     """Call ``cid`` builds a mode-dependent layer — not a Dropout that keeps everything
-    (``p=0.0``/``keep_prob=1.0`` on every path), which is the identity in both modes."""
+    (``p=0.0``/``keep_prob=1.0`` on every path), which is the identity in both modes, nor a
+    MindSpore BatchNorm given ``use_batch_statistics`` (True/False fixes its statistics
+    whatever the mode; only None, the default, follows ``set_train``)."""
     names = mc.p.call_names(fi, cid)
     if not globs.any(mc.created_types(fi, cid) or names):
         return False
-    if not any("ropout" in n for n in names):
-        return True
     from linter.match.predicates import arg_values
 
+    if any(n.startswith("mindspore.") and "BatchNorm" in n for n in names):
+        site = mc.bind(fi, cid, names, names[0])
+        a = site.arg("use_batch_statistics")
+        if a is None:
+            return True
+        # an unknown value passed on purpose (a gin/config binding) fixes the mode too
+        vals, known = arg_values(site, mc, a, "use_batch_statistics", False)
+        return known and bool(vals) and all(v.value is None for v in vals)
+    if not any("ropout" in n for n in names):
+        return True
     site = mc.bind(fi, cid, names, names[0])
     for arg, identity in (("p", 0.0), ("keep_prob", 1.0), ("rate", 0.0)):
         a = site.arg(arg)
@@ -144,7 +154,7 @@ def _modules_have(mc: MatchContext, framework: str, fi: int) -> bool:
         facts = mc.p.files[gfi]
         for key in globs.keys_in(facts.callee_index):
             for cid in facts.callee_index[key]:
-                if globs.any(mc.p.call_names(gfi, cid)):
+                if _is_mode_layer(mc, globs, gfi, cid):
                     return True
         for key in _FACTORIES:
             for cid in facts.callee_index.get(key, ()):
