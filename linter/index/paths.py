@@ -216,6 +216,8 @@ class PathConditions:
         if tag == "compare" and len(e[1]) == 1:
             left = self._values(fi, scope, e[2][0], before)
             right = self._values(fi, scope, e[2][1], before)
+            if right is None and e[1][0] in ("in", "not in") and e[2][1][0] == "seq":
+                right = self._members(fi, scope, e[2][1], before)
             if left is None or right is None:
                 return None
             out = set()
@@ -231,6 +233,17 @@ class PathConditions:
             return None
         truths = {bool(v) for v in vals}
         return truths.pop() if len(truths) == 1 else None
+
+    def _members(self, fi: int, scope: int, seq: Expr, before: int) -> Optional[List[Any]]:
+        """``("resnet18", "resnet34")`` on the right of ``in``: one tuple of every value its
+        items may have; None when an item is unknown."""
+        items: List[Any] = []
+        for x in seq[2]:
+            got = self._values(fi, scope, x, before)
+            if got is None:
+                return None
+            items += got
+        return [tuple(items)]
 
     def _values(self, fi: int, scope: int, e: Expr, before: int = -1) -> Optional[List[Any]]:
         if e[0] not in ("const", "name", "attr", "subscript", "binop", "unary"):

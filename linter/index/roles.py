@@ -93,7 +93,11 @@ class Roles:
         self._caller_stmts: Dict[Site, List[Tuple[int, int, int]]] = {}
         self._read_index: Dict[Site, Dict[int, List[int]]] = {}
         self._entry_dirs: Optional[FrozenSet[str]] = None
-        self._refs: Optional[Dict[str, List[Tuple[int, int, int, Any]]]] = None
+        self._refs: Optional[Dict[str, List[Tuple[int, int, int, Any, Any]]]] = None
+        self._lookups: Optional[Dict[Tuple[int, int], Tuple[Dict[str, int], List[Tuple[Any, Any]]]]] = None
+        self._selects: Dict[Tuple[int, int, int], Optional[FrozenSet[Any]]] = {}
+        self._passers: Dict[Tuple[int, int, str, Any], bool] = {}
+        self._passing: Set[Tuple[int, int, str, Any]] = set()
         self._evidence: Optional[Dict[int, Dict[str, Tuple[int, int]]]] = None
         self._entries_set: Optional[FrozenSet[int]] = None
         self._paths: Optional[Any] = None
@@ -303,16 +307,19 @@ class Roles:
     def _caller_statements(self, fi: int, scope: int, strict: bool) -> List[Tuple[int, int, int]]:
         p = self.p
         f = p.files[fi].funcs[scope]
-        calls = {(cfi, cid) for cfi, cid, _ in p.callers(Func(fi, scope))}
-        calls.update(p.resolved_callers(Func(fi, scope)))   # aliases, instance calls
-        refs: Set[Tuple[int, int, int]] = set(self.references(Func(fi, scope)))
+        me = Func(fi, scope)
+        calls = {(cfi, cid) for cfi, cid, _ in p.callers(me)}
+        calls.update(p.resolved_callers(me))   # aliases, instance calls
+        calls = {c for c in calls if self._named_by_live_binding(c[0], c[1], me)}
+        refs: Set[Tuple[int, int, int]] = set(self.references(me))
         if f.kind == "method" and f.cls >= 0 and not (strict and f.name in _RUN_BY_INSTANCE) and \
                 (not calls or f.name in _RUN_BY_INSTANCE or f.name == "__init__"):
             # called by the framework (Model.train runs construct, callbacks run their hooks)
             # or through a name we cannot see: it runs where an instance is built — or where
             # the class is handed on as a value (a registry `{"resnet": ResNet}`)
-            calls.update(self.constructions(Cls(fi, f.cls)))
-            refs.update(self.references(Cls(fi, f.cls)))
+            cls = Cls(fi, f.cls)
+            calls.update(c for c in self.constructions(cls) if self._named_by_live_binding(c[0], c[1], cls))
+            refs.update(self.references(cls))
         dead = self.paths.dead
         out = sorted({(cfi, p.files[cfi].calls[cid].scope, p.files[cfi].calls[cid].stmt) for cfi, cid in calls}
                      | refs)
@@ -320,6 +327,87 @@ class Roles:
         if f.kind == "lambda" or f.parent > 0 and p.files[fi].funcs[f.parent].kind != "class":
             out.append((fi, f.parent, -1))
         return out
+
+    def _named_by_live_binding(self, cfi: int, cid: int, target: Any) -> bool:
+        """Whether call ``cid`` may call ``target`` through a module-level binding of its name
+        that some path makes: ``resnet(...)`` after ``if config.net_name == "resnet18": from
+        src.resnet import resnet18 as resnet`` / ``elif ...: ... resnet50 as resnet`` calls only
+        the builder the shipped configuration selects (module or function bindings alike).
+        Calls whose bindings are all live (or all dead: the call is then judged by its own
+        statement) keep the edge."""
+        p = self.p
+        facts = p.files[cfi]
+        e = facts.calls[cid].func
+        if e[0] != "name":
+            return True
+        name = e[1]
+        scope = facts.calls[cid].scope
+        s = scope
+        while s > 0 and not (facts.funcs[s].kind != "class" and facts.funcs[s].defs.get(name)):
+            s = facts.funcs[s].parent   # the innermost function (or the module) binding the name
+        ids = facts.funcs[s].defs.get(name) or ()
+        if s > 0 and ids and all(facts.assigns[d].value[0] == "param" for d in ids):
+            # `block(...)` with `block` a parameter: the class or function comes from the
+            # callers, and only those some program runs hand it on
+            return self._passed_by_live_site(cfi, s, name, target, 0)
+        if len(ids) < 2:
+            return True
+        dead = self.paths.dead
+        live = [d for d in ids if not dead(cfi, s, facts.assigns[d].stmt)]
+        if not live or len(live) == len(ids):
+            return True
+        vals: Set[Any] = set()
+        for d in live:
+            vals |= p.binding_values(cfi, d)
+        return target in vals or not any(isinstance(v, (Func, Cls)) for v in vals)
+
+    def _passed_by_live_site(self, fi: int, scope: int, name: str, target: Any, depth: int) -> bool:
+        """Whether some call that a program runs passes ``target`` to parameter ``name`` of
+        function ``scope`` — directly, or through a parameter of its own caller (``ResNet(
+        Bottleneck1, ...)`` in a builder no entry calls does not build ``Bottleneck1`` in
+        ``_make_layer``'s ``block(...)``). True when the question cannot be answered: the value
+        comes another way, the chain is deep, or it is being answered further up (a cycle)."""
+        key = (fi, scope, name, target)
+        hit = self._passers.get(key)
+        if hit is not None:
+            return hit
+        if depth > 4 or key in self._passing:
+            return True
+        self._passing.add(key)
+        try:
+            out = self._passed_uncached(fi, scope, name, target, depth)
+        finally:
+            self._passing.discard(key)
+        self._passers[key] = out
+        return out
+
+    def _passed_uncached(self, fi: int, scope: int, name: str, target: Any, depth: int) -> bool:
+        p = self.p
+        wanted = {target}
+        if isinstance(target, Func):
+            tf = p.files[target.file].funcs[target.index]
+            if tf.kind == "method" and tf.cls >= 0:
+                wanted.add(Cls(target.file, tf.cls))   # `block(...)` runs the class's __init__
+        found = False
+        for cfi, cid, bound in p.callers(Func(fi, scope)):
+            a = bound.get(name)
+            if a is None:
+                continue
+            cscope = p.files[cfi].calls[cid].scope
+            if not wanted & p.expand_params(p.values(cfi, cscope, a.value)):
+                continue
+            found = True
+            if self.paths.dead_call(cfi, cid):
+                continue
+            cf = p.files[cfi].funcs[cscope]
+            if a.value[0] == "name" and cscope > 0 and any(x.name == a.value[1] for x in cf.params) and \
+                    all(p.files[cfi].assigns[d].value[0] == "param" for d in cf.defs.get(a.value[1], ())):
+                if self._passed_by_live_site(cfi, cscope, a.value[1], target, depth + 1):
+                    return True
+                continue
+            if not self.in_program_tree(cfi) or self.reaching_entries(cfi, cscope):
+                return True
+        return not found
 
     def references(self, v: Any) -> List[Tuple[int, int, int]]:
         """(file, function, statement) where project function or class ``v`` (or a subclass)
@@ -335,14 +423,126 @@ class Roles:
             self._refs = _reference_index(p)
         out: Set[Tuple[int, int, int]] = set()
         for name, target in names:
-            for rfi, rscope, stmt, e in self._refs.get(name, ()):
+            for rfi, rscope, stmt, e, key in self._refs.get(name, ()):
                 if e is None:
                     # a decorated definition: `@register_model def resnet50(...)`
                     if (rfi, rscope, stmt) == _definition(p, target):
                         out.add((rfi, rscope, stmt))
                 elif target in p.values(rfi, rscope, e):
-                    out.add((rfi, rscope, stmt))
+                    selected = self._registry_keys(rfi, rscope, stmt) if key is not None else None
+                    if selected is None or key in selected:
+                        out.add((rfi, rscope, stmt))
         return sorted(out)
+
+    def _registry_keys(self, fi: int, scope: int, stmt: int) -> Optional[FrozenSet[Any]]:
+        """The keys a registry dict built at statement ``stmt`` is ever looked up with, when
+        every use of it is a lookup by known constants (``dict_lwnet()[config.model_name]``
+        with ``model_name: LWNet_3`` in every shipped configuration; ``models = {...}`` then
+        ``models[args.arch]`` only when ``arch`` is decided); None when any use is something
+        else (iterated, passed on, looked up by an unknown key): every entry may run."""
+        k = (fi, scope, stmt)
+        if k not in self._selects:
+            self._selects[k] = None   # a cycle through the lookups' values: every entry may run
+            self._selects[k] = self._registry_keys_uncached(fi, scope, stmt)
+        return self._selects[k]
+
+    def _registry_keys_uncached(self, fi: int, scope: int, stmt: int) -> Optional[FrozenSet[Any]]:
+        p = self.p
+        facts = p.files[fi]
+        names = [a.target[1] for a in facts.assigns
+                 if a.stmt == stmt and a.scope == scope and a.target[0] == "name" and a.value[0] == "dict"]
+        returned = any(st[0] == "return" and st[1] == stmt for st in walk(facts.funcs[scope].body)) if scope else False
+        lookups: List[Tuple[int, int, Any]] = []      # (file, scope, key expression)
+        if len(names) == 1:
+            name = names[0]
+            uses, subs = self._lookup_index().get((fi, scope), ({}, []))
+            mine = [(fi, scope, key) for base, key in subs if base == ("name", name, base[2] if len(base) > 2 else ())
+                    or (base[0] == "name" and base[1] == name)]
+            if uses.get(name, 0) > len(mine):
+                # used otherwise too: returned by its function (a registry accessor) or passed on
+                if scope and any(st[0] == "return" and st[2] is not None and st[2][0] == "name" and st[2][1] == name
+                                 for st in walk(facts.funcs[scope].body)) and uses.get(name, 0) == len(mine) + 1:
+                    more = self._accessor_lookups(fi, scope)
+                    if more is None:
+                        return None
+                    mine += more
+                else:
+                    return None
+            lookups = mine
+        elif returned:
+            more = self._accessor_lookups(fi, scope)
+            if more is None:
+                return None
+            lookups = more
+        else:
+            return None
+        if not lookups:
+            return None
+        keys: Set[Any] = set()
+        for lfi, lscope, kexpr in lookups:
+            vals, known = p.constants(lfi, lscope, kexpr)
+            if not known or not vals:
+                return None
+            keys.update(v.value for v in vals if isinstance(v.value, (str, int)))
+        return frozenset(keys)
+
+    def _accessor_lookups(self, fi: int, scope: int) -> Optional[List[Tuple[int, int, Any]]]:
+        """The lookups on the result of every call of registry accessor ``scope`` (a function
+        returning the dict); None when a call's result is used in another way."""
+        p = self.p
+        out: List[Tuple[int, int, Any]] = []
+        sites = {(cfi, cid) for cfi, cid, _ in p.callers(Func(fi, scope))} | set(p.resolved_callers(Func(fi, scope)))
+        if not sites:
+            return None
+        index = self._lookup_index()
+        for cfi, cid in sorted(sites):
+            cscope = p.files[cfi].calls[cid].scope
+            _uses, subs = index.get((cfi, cscope), ({}, []))
+            keys = [key for base, key in subs if base[0] == "call" and base[1] == cid]
+            if not keys:
+                return None
+            out += [(cfi, cscope, key) for key in keys]
+        return out
+
+    def _lookup_index(self) -> Dict[Tuple[int, int], Tuple[Dict[str, int], List[Tuple[Any, Any]]]]:
+        """(file, function) → (name → number of value uses, [(base, key) of each subscript]),
+        callee expressions included (``models[name](...)``)."""
+        if self._lookups is not None:
+            return self._lookups
+        out: Dict[Tuple[int, int], Tuple[Dict[str, int], List[Tuple[Any, Any]]]] = {}
+        for fi, facts in enumerate(self.p.files):
+            def visit(e: Any, scope: int, depth: int = 0) -> None:
+                if not isinstance(e, tuple) or not e or depth > 30:
+                    return
+                uses, subs = out.setdefault((fi, scope), ({}, []))
+                tag = e[0]
+                if tag == "name":
+                    uses[e[1]] = uses.get(e[1], 0) + 1
+                    return
+                if tag in ("call", "const", "lambda", "other"):
+                    return
+                if tag == "subscript":
+                    subs.append((e[1], e[2]))
+                for part in e[1:]:
+                    if isinstance(part, tuple):
+                        if part and isinstance(part[0], str):
+                            visit(part, scope, depth + 1)
+                        else:
+                            for x in part:
+                                visit(x, scope, depth + 1)
+            for c in facts.calls:
+                visit(c.func, c.scope)
+                for a in c.args:
+                    visit(a.value, c.scope)
+            for a in facts.assigns:
+                if a.value[0] not in ("param", "import", "def", "class", "except"):
+                    visit(a.value, a.scope)
+            for index, f in enumerate(facts.funcs):
+                for st in walk(f.body):
+                    if st[0] == "return" and st[2] is not None:
+                        visit(st[2], index)
+        self._lookups = out
+        return out
 
     def constructions(self, c: Cls) -> FrozenSet[Tuple[int, int]]:
         """Calls (file, call) that build an instance of project class ``c`` or of a subclass."""
@@ -798,23 +998,29 @@ def _definition(p: Project, v: Any) -> Tuple[int, int, int]:
     return v.file, max(parent, 0), -1
 
 
-def _reference_index(p: Project) -> Dict[str, List[Tuple[int, int, int, Any]]]:
-    """Identifier → (file, function, statement, expression) of each use of a name or attribute
-    as a value (not as the callee of a call); decorated definitions with expression None."""
-    out: Dict[str, List[Tuple[int, int, int, Any]]] = {}
+def _reference_index(p: Project) -> Dict[str, List[Tuple[int, int, int, Any, Any]]]:
+    """Identifier → (file, function, statement, expression, registry key) of each use of a name
+    or attribute as a value (not as the callee of a call); decorated definitions with expression
+    None; the key is the constant key of a dict literal's entry (a registry), else None."""
+    out: Dict[str, List[Tuple[int, int, int, Any, Any]]] = {}
     for fi, facts in enumerate(p.files):
-        def visit(e: Any, scope: int, sid: int, depth: int = 0) -> None:
+        def visit(e: Any, scope: int, sid: int, depth: int = 0, key: Any = None) -> None:
             if not isinstance(e, tuple) or not e or depth > 30:
                 return
             tag = e[0]
             if tag == "name":
-                out.setdefault(e[1], []).append((fi, scope, sid, e))
+                out.setdefault(e[1], []).append((fi, scope, sid, e, key))
                 return
             if tag == "attr":
-                out.setdefault(e[2], []).append((fi, scope, sid, e))
+                out.setdefault(e[2], []).append((fi, scope, sid, e, key))
                 return
             if tag in ("call", "const", "lambda", "other"):
                 return   # a call's callee is a call site, its arguments are visited on their own
+            if tag == "dict" and depth == 0:
+                # a registry `{"resnet50": resnet50, ...}`: each entry remembers its key
+                for k, v in zip(e[1], e[2]):
+                    visit(v, scope, sid, depth + 1, k[1] if k is not None and k[0] == "const" else None)
+                return
             for part in e[1:]:
                 if isinstance(part, tuple):
                     if part and isinstance(part[0], str):
@@ -834,7 +1040,7 @@ def _reference_index(p: Project) -> Dict[str, List[Tuple[int, int, int, Any]]]:
                     visit(st[2], index, st[1])
                 elif st[0] in ("def", "class") and _registering(facts, st):
                     name = facts.funcs[st[2]].name if st[0] == "def" else facts.classes[st[2]].name
-                    out.setdefault(name, []).append((fi, index, st[1], None))
+                    out.setdefault(name, []).append((fi, index, st[1], None, None))
     return out
 
 

@@ -650,3 +650,118 @@ def test_a_file_checked_alone_is_judged_by_the_entry_scripts_beside_it(tmp_path)
     assert got_whole == [(os.path.join("src", "net.py"), "error"), (os.path.join("src", "unused.py"), "info")], got_whole
     used = check_paths([str(tmp_path / "src" / "net.py")], builtin_packs(), opts, cwd=str(tmp_path))
     assert [(f.path, f.severity.value) for f in used.findings] == [(os.path.join("src", "net.py"), "error")]
+
+
+SELECTED_BY_CONFIG = {
+    "src/model_utils/config.py": """
+        import argparse
+        import yaml
+
+        def get_config():
+            parser = argparse.ArgumentParser()
+            # this copy of the model ships another configuration than the helper's default
+            parser.add_argument("--config_path", default="./config/resnet50_cifar10_config.yaml")
+            args, _ = parser.parse_known_args()
+            with open(args.config_path) as fh:
+                return yaml.safe_load(fh)
+
+        config = get_config()
+    """,
+    "config/resnet50_imagenet2012_config.yaml": "net_name: resnet50\\nclass_num: 1001\\nbatch_size: 32\\n",
+    "src/resnet.py": """
+        from mindspore import nn
+        def resnet18(class_num):
+            return nn.SequentialCell([nn.Conv2d(3, 64, 7), nn.BatchNorm2d(64, momentum=0.1)])
+        def resnet50(class_num):
+            return nn.SequentialCell([nn.Conv2d(3, 64, 7), nn.BatchNorm2d(64, momentum=0.9)])
+    """,
+    "train.py": """
+        from mindspore import nn, Model
+        from src.model_utils.config import config
+        if config.net_name in ("resnet18", "resnet50"):
+            if config.net_name == "resnet18":
+                from src.resnet import resnet18 as resnet
+            else:
+                from src.resnet import resnet50 as resnet
+        else:
+            from src.resnet import resnet18 as resnet
+        net = resnet(config.class_num)
+        Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
+    """,
+}
+
+
+def test_a_builder_imported_under_a_branch_the_configuration_never_takes_is_not_run() -> None:
+    """`from src.resnet import resnet18 as resnet` under `if config.net_name == "resnet18":`
+    with only resnet50 configurations shipped: `resnet(...)` builds resnet50 alone. The helper's
+    default file is missing from this copy, so the files of its config/ folder are the
+    configurations; `in` a tuple of constants is decided too."""
+    files = {k: textwrap.dedent(v) if k.endswith(".py") else v.encode().decode("unicode_escape")
+             for k, v in SELECTED_BY_CONFIG.items()}
+    res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "API121"))
+    got = [(f.path, f.span.line, f.severity.value) for f in res.findings]
+    assert got == [("src/resnet.py", 4, "info")], got
+    assert "Not run as shipped" in res.findings[0].message
+    # control: a configuration that selects resnet18 makes the same layer an error
+    files["config/resnet50_imagenet2012_config.yaml"] = "net_name: resnet18\nclass_num: 1001\nbatch_size: 32\n"
+    res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "API121"))
+    assert [(f.path, f.span.line, f.severity.value) for f in res.findings] == [("src/resnet.py", 4, "error")]
+
+
+REGISTRY = {
+    "config.yaml": "model_name: Net3\\nclass_num: 16\\nlr: 0.1\\n",
+    "src/config.py": """
+        import yaml
+        def get_config():
+            with open("config.yaml") as fh:
+                return yaml.safe_load(fh)
+        config = get_config()
+    """,
+    "src/models.py": """
+        from mindspore import nn
+        class Block1(nn.Cell):
+            def __init__(self, c):
+                super().__init__()
+                self.bn = nn.BatchNorm2d(c, momentum=0.1)
+        class Block3(nn.Cell):
+            def __init__(self, c):
+                super().__init__()
+                self.bn = nn.BatchNorm2d(c, momentum=0.1)
+        class Backbone(nn.Cell):
+            def __init__(self, block, n):
+                super().__init__()
+                self.layers = self._make_layer(block, n)
+            def _make_layer(self, block, n):
+                return nn.SequentialCell([block(8) for _ in range(n)])
+        def Net1(**kwargs):
+            return Backbone(Block1, 2)
+        def Net3(**kwargs):
+            return Backbone(Block3, 2)
+        def registry():
+            nets = {"Net1": Net1, "Net3": Net3}
+            return nets
+    """,
+    "train.py": """
+        from mindspore import nn, Model
+        from src.config import config
+        from src.models import registry
+        net = registry()[config.model_name](num_classes=config.class_num)
+        Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
+    """,
+}
+
+
+def test_a_registry_looked_up_by_configuration_builds_only_the_selected_entry() -> None:
+    """`registry()[config.model_name]` with `model_name: Net3` in the shipped configuration runs
+    Net3 alone, and the block class Net1 would hand to `_make_layer`'s `block(...)` is never
+    built: its BatchNorm is `info` (not run as shipped), Block3's is an error."""
+    files = {k: textwrap.dedent(v) if k.endswith(".py") else v.encode().decode("unicode_escape")
+             for k, v in REGISTRY.items()}
+    res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "API121"))
+    got = sorted((f.path, f.span.line, f.severity.value) for f in res.findings)
+    assert got == [("src/models.py", 6, "info"), ("src/models.py", 10, "error")], got
+    # a lookup by a key nobody can know (a command-line choice) keeps every entry
+    files["train.py"] = files["train.py"].replace("config.model_name", "input()")
+    res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "API121"))
+    got = sorted((f.path, f.span.line, f.severity.value) for f in res.findings)
+    assert got == [("src/models.py", 6, "error"), ("src/models.py", 10, "error")], got
