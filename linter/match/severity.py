@@ -17,6 +17,9 @@ from linter.index.values import Cls, Ext, Obj
 from linter.match.context import MatchContext
 
 _FACTORIES = ("create_model", "get_model", "build_model", "from_pretrained", "load_model", "load")
+_DATA_LOADERS = ("numpy.", "pickle.", "json.", "yaml.", "joblib.", "scipy.", "pandas.", "h5py.", "cv2.", "PIL.",
+                 "builtins.", "os.", "io.")
+"""`np.load`, `json.load`, ...: data, not a network from an external model zoo."""
 
 
 def adjust(rule: CompiledRule, mc: MatchContext, lang: str, fi: int,
@@ -118,6 +121,10 @@ def _is_mode_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
         return False
     from linter.match.predicates import arg_values
 
+    f = mc.p.files[fi].calls[cid].func
+    if _mode_fixed_at_construction(mc, fi, cid) or \
+            (f[0] == "attr" and f[2] in ("set_train", "train", "eval") and f[1][0] == "call"):
+        return False   # the layer built and switched in one expression (its value is the switch's result)
     if any(n.startswith("mindspore.") and "BatchNorm" in n for n in names):
         site = mc.bind(fi, cid, names, names[0])
         a = site.arg("use_batch_statistics")
@@ -139,6 +146,17 @@ def _is_mode_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
     return True
 
 
+def _mode_fixed_at_construction(mc: MatchContext, fi: int, cid: int) -> bool:
+    """``nn.BatchNorm2d(c).set_train(True)`` (MAML's learner): the layer's mode is set where it
+    is built, so a network never switched as a whole keeps it (a network switched later switches
+    its children too — then the mode rules see that switch)."""
+    for c in mc.p.files[fi].calls:
+        f = c.func
+        if f[0] == "attr" and f[2] in ("set_train", "train", "eval") and f[1][0] == "call" and f[1][1] == cid:
+            return True
+    return False
+
+
 def _modules_have(mc: MatchContext, framework: str, fi: int) -> bool:
     """Whether the script's modules build a mode-dependent layer (or an external network)."""
     from linter.match.absent import import_closure
@@ -158,6 +176,6 @@ def _modules_have(mc: MatchContext, framework: str, fi: int) -> bool:
                     return True
         for key in _FACTORIES:
             for cid in facts.callee_index.get(key, ()):
-                if any(isinstance(v, Ext) for v in mc.p.callee_values(gfi, cid)):
+                if any(isinstance(v, Ext) and not v.qual.startswith(_DATA_LOADERS) for v in mc.p.callee_values(gfi, cid)):
                     return True  # a network from an external model zoo: its layers are unknown
     return False

@@ -140,6 +140,8 @@ def _direct_parts(mc: MatchContext, origin: Origin) -> Set[Origin]:
         exprs.append(a.value)
         if a.value[0] == "seq":
             exprs += list(a.value[2])
+        elif a.value[0] == "name":
+            exprs += _list_items(mc, fi, call.scope, a.value[1])
     out: Set[Origin] = set()
     for e in exprs:
         out |= {v.origin for v in _objects(mc, p.expand_params(p.values(fi, call.scope, e)))}
@@ -152,6 +154,22 @@ def _direct_parts(mc: MatchContext, origin: Origin) -> Set[Origin]:
                         a = p.files[klass.file].assigns[aid]
                         out |= {x.origin for x in _objects(mc, p.expand_params(p.values(klass.file, a.scope, a.value)))}
     return out
+
+
+def _list_items(mc: MatchContext, fi: int, scope: int, name: str) -> List[Any]:
+    """The items of a list built in the same function (``layers = [...]``, ``layers.append(x)``,
+    ``layers += [...]``, ``layers.extend([...])``) and handed to ``nn.SequentialCell(layers)``."""
+    facts = mc.p.files[fi]
+    items: List[Any] = []
+    for a in facts.assigns:
+        if a.scope == scope and a.target[0] == "name" and a.target[1] == name and a.value[0] == "seq":
+            items += list(a.value[2])
+    for c in facts.calls:
+        f = c.func
+        if c.scope == scope and f[0] == "attr" and f[1][0] == "name" and f[1][1] == name and f[2] in ("append", "extend", "insert"):
+            for arg in c.args[-1:]:
+                items += list(arg.value[2]) if arg.value[0] == "seq" else [arg.value]
+    return items
 
 
 def training_state(mc: MatchContext, vals: Iterable[Value], entries: Iterable[int] = ()) -> Optional[bool]:
