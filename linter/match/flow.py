@@ -224,30 +224,11 @@ class StateFlow:
 
     def _direct_children(self, k: Key) -> Set[Key]:
         """Objects a wrapper or container was built from, and the layers a project network
-        holds as attributes: what ``set_train`` on it reaches."""
-        fi, cid = k[1], k[2]
-        call = self.p.files[fi].calls[cid]
-        out: Set[Key] = set()
-        exprs = []
-        for a in call.args:
-            exprs.append(a.value)
-            if a.value[0] == "seq":
-                exprs += list(a.value[2])
-        for e in exprs:
-            for v in self.p.expand_params(self.p.values(fi, call.scope, e)):
-                if isinstance(v, Obj) and v.origin != (-1, -1):
-                    out.add(("o",) + tuple(v.origin))
-        for v in self.p.callee_values(fi, cid):
-            if isinstance(v, Cls):
-                for klass in self.p.project_mro(v):
-                    cf = self.p.files[klass.file].classes[klass.index]
-                    for ids in cf.attrs.values():
-                        for aid in ids:
-                            a = self.p.files[klass.file].assigns[aid]
-                            for av in self.p.expand_params(self.p.values(klass.file, a.scope, a.value)):
-                                if isinstance(av, Obj) and av.origin != (-1, -1):
-                                    out.add(("o",) + tuple(av.origin))
-        return out
+        holds as attributes: what ``set_train`` on it reaches (the same parts as
+        :func:`linter.match.training.parts` follows)."""
+        from linter.match.training import direct_parts
+
+        return {("o",) + tuple(o) for o in direct_parts(self.mc, (k[1], k[2]))}
 
     def _children(self, k: Key) -> FrozenSet[Key]:
         """Every object below ``k`` (transitively; bounded)."""

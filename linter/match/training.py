@@ -122,7 +122,7 @@ def parts(mc: MatchContext, origin: Origin) -> FrozenSet[Origin]:
     seen: Set[Origin] = set()
     todo = [origin]
     while todo and len(seen) < _MAX_PARTS:
-        for d in sorted(_direct_parts(mc, todo.pop())):
+        for d in sorted(direct_parts(mc, todo.pop())):
             if d not in seen and d != origin:
                 seen.add(d)
                 todo.append(d)
@@ -131,7 +131,9 @@ def parts(mc: MatchContext, origin: Origin) -> FrozenSet[Origin]:
     return result
 
 
-def _direct_parts(mc: MatchContext, origin: Origin) -> Set[Origin]:
+def direct_parts(mc: MatchContext, origin: Origin) -> Set[Origin]:
+    """The objects ``origin`` is built from (its arguments, list items included) and the
+    objects its project class assigns to attributes."""
     p = mc.p
     fi, cid = origin
     call = p.files[fi].calls[cid]
