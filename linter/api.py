@@ -145,7 +145,8 @@ def check_stdin(name: str, data: bytes, packs: Optional[RulePacks] = None, optio
 def check_sources(sources: Dict[str, str], packs: Optional[RulePacks] = None,
                   options: Optional[Options] = None) -> RunResult:
     """Lint in-memory files (``{relative path: source}``) as one project; nothing is read from
-    disk. YAML/JSON files among them are the project's configuration files."""
+    disk. YAML/JSON files among them are the project's configuration files, shell scripts and
+    Markdown files its launch files (what they pass to command-line options)."""
     from linter.index.configs import CONFIG_SUFFIXES
 
     packs = packs or load_packs()
@@ -155,7 +156,7 @@ def check_sources(sources: Dict[str, str], packs: Optional[RulePacks] = None,
     configs: Dict[str, bytes] = {}
     for path, text in sorted(sources.items()):
         abspath = os.path.join(VIRTUAL_ROOT, path)
-        if path.lower().endswith(CONFIG_SUFFIXES):
+        if path.lower().endswith(CONFIG_SUFFIXES + (".sh", ".md")):
             configs[os.path.normpath(abspath)] = text.encode("utf-8")
             continue
         u = Unit(path, abspath, VIRTUAL_ROOT, linted=True)

@@ -1332,7 +1332,7 @@ class Project:
                 if isinstance(base, Mod):
                     out += self._global_defs(base.file, e[2])
                 elif isinstance(base, Record):
-                    via = {"argparse": ARGPARSE_DEFAULT}.get(base.kind, "")
+                    via = f"{ARGPARSE_DEFAULT} of --{e[2]}" if base.kind == "argparse" else ""
                     for fname, (rfi, rscope, expr) in base.fields:
                         if fname == e[2]:
                             line = expr[1].items[expr[2]][1] if expr[0] == "config" else self._expr_line(rfi, expr, base)

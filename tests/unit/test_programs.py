@@ -765,3 +765,47 @@ def test_a_registry_looked_up_by_configuration_builds_only_the_selected_entry() 
     res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "API121"))
     got = sorted((f.path, f.span.line, f.severity.value) for f in res.findings)
     assert got == [("src/models.py", 6, "error"), ("src/models.py", 10, "error")], got
+
+
+LAUNCHED = {
+    "src/args.py": """
+        import argparse
+        def get_args():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--head", type=str, default="small")
+            parser.add_argument("--drop_rate", type=float, default=0.0)
+            return parser.parse_args()
+        args = get_args()
+    """,
+    "train.py": """
+        from mindspore import nn, Model
+        from src.args import args
+        layers = [nn.Dense(8, 8)]
+        if args.head == "large":
+            layers.append(nn.Dropout(0.1))
+        if args.drop_rate > 0:
+            layers.append(nn.Dropout(0.2))
+        net = nn.SequentialCell(layers)
+        Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
+    """,
+    "scripts/run_train.sh": "python train.py --head small --data_path $DATA > log.txt 2>&1\\n",
+    "README.md": "Run `bash scripts/run_train.sh`.\\n",
+}
+
+
+def test_options_the_launch_scripts_never_change_keep_their_default() -> None:
+    """An argparse default decides a branch when every launch file (shell scripts, READMEs) that
+    mentions the option passes a literal (`--head small`) or none mentions it (`--drop_rate`);
+    a script passing a variable (`--head $HEAD`), or no shell script starting the program,
+    leaves it open."""
+    files = {k: textwrap.dedent(v) if k.endswith(".py") else v.encode().decode("unicode_escape")
+             for k, v in LAUNCHED.items()}
+    opts = Options(select=lambda r: r == "API101")
+    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    assert got == [(6, "info"), (8, "info")], got
+    files["scripts/run_train.sh"] = "python train.py --head $HEAD\n"
+    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    assert got == [(6, "error"), (8, "info")], got
+    del files["scripts/run_train.sh"]   # a README alone does not show how the program is run
+    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    assert got == [(6, "error"), (8, "error")], got
