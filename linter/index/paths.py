@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
 from linter.facts.ir import walk
 from linter.facts.model import Expr
 from linter.index.project import ARGPARSE_DEFAULT
+from linter.index.values import Ext
 
 if TYPE_CHECKING:
     from linter.index.roles import Roles
@@ -249,6 +250,8 @@ class PathConditions:
         return [tuple(items)]
 
     def _values(self, fi: int, scope: int, e: Expr, before: int = -1) -> Optional[List[Any]]:
+        if e[0] == "call":
+            return self._conversion(fi, scope, e, before)
         if e[0] not in ("const", "name", "attr", "subscript", "binop", "unary"):
             return None
         vals: List[Any] = []
@@ -267,6 +270,30 @@ class PathConditions:
                     return None   # a command-line option's default: another run may pass anything
                 out += passed
         return out
+
+    def _conversion(self, fi: int, scope: int, e: Expr, before: int) -> Optional[List[Any]]:
+        """``str(x).lower()``, ``int(x)``, ``x.strip()`` over known values — the zoo's way of
+        reading a flag from YAML (``if str(num_samples).lower() != "none":``); None otherwise."""
+        call = self.p.files[fi].calls[e[1]]
+        f = call.func
+        if f[0] == "name" and f[1] in _CONVERSIONS and len(call.args) == 1 and not call.args[0].keyword:
+            if self.p.global_values(fi, f[1]) != frozenset((Ext("builtins." + f[1]),)):
+                return None   # a project function of that name
+            inner = self._values(fi, scope, call.args[0].value, before)
+            convert = _CONVERSIONS[f[1]]
+        elif f[0] == "attr" and f[2] in _STR_METHODS and not call.args:
+            inner = self._values(fi, scope, f[1], before)
+            if inner is not None and not all(isinstance(x, str) for x in inner):
+                return None
+            convert = _STR_METHODS[f[2]]
+        else:
+            return None
+        if inner is None:
+            return None
+        try:
+            return [convert(x) for x in inner]
+        except (TypeError, ValueError):
+            return None
 
     def _passed_values(self, v: Any) -> Optional[List[Any]]:
         """What the project's launch files (the shell scripts and READMEs beside the parser's
@@ -469,3 +496,7 @@ def _literal(token: str, default: Any) -> Any:
     except ValueError:
         return None
     return token if isinstance(default, str) or default is None else None
+
+
+_CONVERSIONS = {"str": str, "int": int, "float": float, "bool": bool}
+_STR_METHODS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}

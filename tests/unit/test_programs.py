@@ -809,3 +809,36 @@ def test_options_the_launch_scripts_never_change_keep_their_default() -> None:
     del files["scripts/run_train.sh"]   # a README alone does not show how the program is run
     got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
     assert got == [(6, "error"), (8, "error")], got
+
+
+def test_flags_read_through_str_lower_are_decided() -> None:
+    """`if str(cfg.use_extra).lower() == "true":` with `use_extra: False` in the configuration
+    (and `str(None).lower()` for YAML's `None`) is decided like a plain comparison; a project
+    function named `str` is not Python's."""
+    files = {
+        "config.yaml": "use_extra: False\nnum_samples: None\nlr: 0.1\n",
+        "src/config.py": textwrap.dedent("""
+            import yaml
+            def get_config():
+                with open("config.yaml") as fh:
+                    return yaml.safe_load(fh)
+            cfg = get_config()
+        """),
+        "train.py": textwrap.dedent("""
+            from mindspore import nn, Model
+            from src.config import cfg
+            layers = [nn.Dense(8, 8)]
+            if str(cfg.use_extra).lower() == "true":
+                layers.append(nn.Dropout(0.1))
+            if str(cfg.num_samples).lower() != "none":
+                layers.append(nn.Dropout(0.2))
+            net = nn.SequentialCell(layers)
+            Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
+        """),
+    }
+    opts = Options(select=lambda r: r == "API101")
+    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    assert got == [(6, "info"), (8, "info")], got
+    files["train.py"] = "def str(x):\n    return x\n" + files["train.py"]
+    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    assert got == [(8, "error"), (10, "error")], got
