@@ -54,6 +54,18 @@ def calls_in_range(facts: FileFacts, call_stmts: Sequence[int], lo: int, hi: int
     return [cid for cid in range(a, b) if calls[cid].scope == scope]
 
 
+def sub_exprs(e: Any) -> Iterator[Any]:
+    """The expressions directly inside expression ``e``: its fields that are expressions, and
+    the items of its fields that are tuples of expressions (a call's arguments are not here:
+    they belong to the call fact)."""
+    for part in e[1:]:
+        if isinstance(part, tuple):
+            if part and isinstance(part[0], str):
+                yield part
+            else:
+                yield from part
+
+
 def calls_in_expr(e: Any, out: List[int]) -> None:
     """Call ids referenced by an expression (not those nested inside the calls themselves)."""
     if not isinstance(e, tuple) or not e:
@@ -64,14 +76,9 @@ def calls_in_expr(e: Any, out: List[int]) -> None:
         return
     if tag in ("const", "name", "lambda", "other"):
         return
-    for part in e[1:]:
-        if isinstance(part, tuple):
-            if part and isinstance(part[0], str):
-                calls_in_expr(part, out)
-            else:
-                for x in part:
-                    if isinstance(x, tuple):
-                        calls_in_expr(x, out)
+    for x in sub_exprs(e):
+        if isinstance(x, tuple):
+            calls_in_expr(x, out)
 
 
 def iter_returns(block: Sequence[Stmt]) -> Iterator[Any]:

@@ -23,7 +23,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
 
-from linter.facts.ir import walk
+from linter.facts.ir import sub_exprs, walk
 from linter.facts.model import Expr
 from linter.index.project import ARGPARSE_DEFAULT
 from linter.index.values import Ext
@@ -157,13 +157,8 @@ class PathConditions:
                 return
             if tag in ("const", "name", "lambda", "other"):
                 return
-            for part in e[1:]:
-                if isinstance(part, tuple):
-                    if part and isinstance(part[0], str):
-                        visit(part, guards, depth + 1)
-                    else:
-                        for x in part:
-                            visit(x, guards, depth + 1)
+            for x in sub_exprs(e):
+                visit(x, guards, depth + 1)
 
         for a in facts.assigns:
             if a.stmt == stmt and a.value[0] not in ("param", "import", "def", "class"):

@@ -19,7 +19,7 @@ import re
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import GlobSet, Regex
-from linter.facts.ir import child_blocks, walk
+from linter.facts.ir import child_blocks, sub_exprs, walk
 from linter.facts.model import Expr, Stmt
 from linter.index.project import Project
 from linter.index.values import Cls, Func
@@ -523,13 +523,8 @@ class Roles:
                     return
                 if tag == "subscript":
                     subs.append((e[1], e[2]))
-                for part in e[1:]:
-                    if isinstance(part, tuple):
-                        if part and isinstance(part[0], str):
-                            visit(part, scope, depth + 1)
-                        else:
-                            for x in part:
-                                visit(x, scope, depth + 1)
+                for x in sub_exprs(e):
+                    visit(x, scope, depth + 1)
             for c in facts.calls:
                 visit(c.func, c.scope)
                 for a in c.args:
@@ -808,13 +803,8 @@ class Roles:
                 return
             if tag in ("const", "lambda", "other"):
                 return
-            for part in e[1:]:
-                if isinstance(part, tuple):
-                    if part and isinstance(part[0], str):
-                        visit(part, sid, depth + 1)
-                    else:
-                        for x in part:
-                            visit(x, sid, depth + 1)
+            for x in sub_exprs(e):
+                visit(x, sid, depth + 1)
         for c in facts.calls:
             if c.scope == scope:
                 visit(c.func, c.stmt)
@@ -1021,13 +1011,8 @@ def _reference_index(p: Project) -> Dict[str, List[Tuple[int, int, int, Any, Any
                 for k, v in zip(e[1], e[2]):
                     visit(v, scope, sid, depth + 1, k[1] if k is not None and k[0] == "const" else None)
                 return
-            for part in e[1:]:
-                if isinstance(part, tuple):
-                    if part and isinstance(part[0], str):
-                        visit(part, scope, sid, depth + 1)
-                    else:
-                        for x in part:
-                            visit(x, scope, sid, depth + 1)
+            for x in sub_exprs(e):
+                visit(x, scope, sid, depth + 1)
         for c in facts.calls:
             for a in c.args:
                 visit(a.value, c.scope, c.stmt)
