@@ -131,9 +131,18 @@ def parts(mc: MatchContext, origin: Origin) -> FrozenSet[Origin]:
     return result
 
 
-def direct_parts(mc: MatchContext, origin: Origin) -> Set[Origin]:
+def direct_parts(mc: MatchContext, origin: Origin) -> FrozenSet[Origin]:
     """The objects ``origin`` is built from (its arguments, list items included) and the
-    objects its project class assigns to attributes."""
+    objects its project class assigns to attributes (memoised: the mode rules ask it of every
+    object a state touches)."""
+    cache: Dict[Origin, FrozenSet[Origin]] = mc.__dict__.setdefault("_direct_parts", {})
+    hit = cache.get(origin)
+    if hit is None:
+        hit = cache[origin] = frozenset(_direct_parts_uncached(mc, origin))
+    return hit
+
+
+def _direct_parts_uncached(mc: MatchContext, origin: Origin) -> Set[Origin]:
     p = mc.p
     fi, cid = origin
     call = p.files[fi].calls[cid]
