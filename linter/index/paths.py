@@ -19,12 +19,11 @@ asked to silence findings, never to make them.
 """
 from __future__ import annotations
 
-import os
-import re
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
 
 from linter.facts.ir import sub_exprs, walk
 from linter.facts.model import Expr
+from linter.index.launchers import Launchers
 from linter.index.project import ARGPARSE_DEFAULT
 from linter.index.values import Ext
 
@@ -50,7 +49,8 @@ class PathConditions:
         self._dead: Dict[Tuple[int, int, int], bool] = {}
         self._if_stmts: Dict[Tuple[int, int], Dict[int, int]] = {}
         self._deciding: set = set()
-        self._launchers: Dict[str, List[str]] = {}
+        self._paths_index: Optional[Dict[str, int]] = None
+        self.launchers = Launchers(self.p.configs.read, self.p.configs.listdir)
         self._ifexps: Dict[Tuple[int, int], Dict[int, List[Tuple[Expr, bool]]]] = {}
 
     # ------------------------------------------------------------------ questions
@@ -291,50 +291,19 @@ class PathConditions:
             return None
 
     def _passed_values(self, v: Any) -> Optional[List[Any]]:
-        """What the project's launch files (the shell scripts and READMEs beside the parser's
-        module, up to two folders above it, and in their ``scripts/`` folders) pass to the
-        argparse option whose default is ``v``: [] when none passes it — as shipped, the default
-        is its value —, the literal values when every mention passes one (``--pad_mode
-        CONSTANT``), None when a mention passes something else (``--lr $LR``, a usage line) or
-        no shell script starts the program (a README alone does not show how it is run)."""
+        """What the project's launch commands pass to the argparse option whose default is
+        ``v`` (:mod:`linter.index.launchers`): [] when none does, the literals they pass, None
+        when the option stays open."""
         option = v.via.rsplit("--", 1)[-1] if " of --" in v.via else ""
-        texts = self._launch_texts(v.path) if option else []
-        if not any(t.startswith("#!sh\n") for t in texts):
-            return None   # no shell script runs the program: a README alone says nothing of its runs
-        out: List[Any] = []
-        for spelling in {option, option.replace("_", "-")}:
-            for t in texts:
-                for m in re.finditer(r"--%s\b(?!-)(?:=|[ \t]+)?(\"[^\"\n]*\"|'[^'\n]*'|[^\s\]\[|>;&]*)" % re.escape(spelling), t):
-                    token = m.group(1).strip("\"'")
-                    value = _literal(token, v.value)
-                    if value is None:
-                        return None
-                    out.append(value)
-        return out
+        fi = self._file_index().get(v.path)
+        if not option or fi is None:
+            return None
+        return self.launchers.passed_values(self.p.abspaths[fi], option, v.value)
 
-    def _launch_texts(self, path: str) -> List[str]:
-        hit = self._launchers.get(path)
-        if hit is not None:
-            return hit
-        p = self.p
-        fi = next((i for i, f in enumerate(p.files) if f.path == path), None)
-        out: List[str] = []
-        if fi is not None:
-            here = os.path.dirname(p.abspaths[fi])
-            folders = [here, os.path.dirname(here), os.path.dirname(os.path.dirname(here))]
-            for d in list(folders):
-                folders.append(os.path.join(d, "scripts"))
-            for d in dict.fromkeys(folders):
-                for name in sorted(p.configs.listdir(d)):
-                    if name.endswith((".sh", ".md", ".bash")):
-                        data = p.configs.read(os.path.join(d, name))
-                        if data is not None and len(data) <= 512 * 1024:
-                            text = data.decode("utf-8", "replace")
-                            # a shell script that starts Python is a launcher (marked for the check above)
-                            launcher = not name.endswith(".md") and re.search(r"\bpython[\d.]*\s", text)
-                            out.append(("#!sh\n" if launcher else "") + text)
-        self._launchers[path] = out
-        return out
+    def _file_index(self) -> Dict[str, int]:
+        if self._paths_index is None:
+            self._paths_index = {f.path: i for i, f in enumerate(self.p.files)}
+        return self._paths_index
 
     def _own_attribute(self, fi: int, scope: int, e: Expr, before: int) -> Optional[List[Expr]]:
         """For ``self.x`` read by a method's test: the values the method may have assigned to
@@ -473,24 +442,6 @@ def _exclusive(a: FrozenSet[Atom], b: FrozenSet[Atom]) -> bool:
                     return True
     return False
 
-
-def _literal(token: str, default: Any) -> Any:
-    """A launch file's literal for an option with ``default``, converted like argparse would
-    (the default's type); None for a variable, a placeholder (``LR``, ``DO_TRAIN``) or text
-    that does not convert."""
-    if not token or token.startswith(("$", "-", "{", "<")) or (token.isupper() and len(token) > 1):
-        return None
-    try:
-        if isinstance(default, bool):
-            low = token.lower()
-            return True if low in ("true", "1") else False if low in ("false", "0") else None
-        if isinstance(default, int):
-            return int(token)
-        if isinstance(default, float):
-            return float(token)
-    except ValueError:
-        return None
-    return token if isinstance(default, str) or default is None else None
 
 
 _CONVERSIONS = {"str": str, "int": int, "float": float, "bool": bool}

@@ -842,3 +842,29 @@ def test_flags_read_through_str_lower_are_decided() -> None:
     files["train.py"] = "def str(x):\n    return x\n" + files["train.py"]
     got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
     assert got == [(8, "error"), (10, "error")], got
+
+
+def test_a_command_counts_for_the_program_it_starts() -> None:
+    """README commands of another script (`bash scripts/run_finetune.sh --do_train=true`, which
+    starts finetune.py) pass nothing to eval.py's own `--do_train`; the shipped launcher of
+    eval.py passes `--do_train=false`, so its training branch is not run as shipped."""
+    eval_py = textwrap.dedent("""
+        import argparse
+        from mindspore import nn, Model
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--do_train", type=str, default="false")
+        args = parser.parse_args()
+        if args.do_train.lower() == "true":
+            net = nn.SequentialCell([nn.Dense(8, 8), nn.Dropout(0.1)])
+            Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
+    """)
+    files = {
+        "eval.py": eval_py,
+        "finetune.py": eval_py,
+        "scripts/run_eval.sh": "python ${DIR}/../eval.py \\\n    --device_id=0 \\\n    --do_train=\"false\"\n",
+        "scripts/run_finetune.sh": "python ${DIR}/../finetune.py --do_train=$DO_TRAIN\n",
+        "README.md": "```bash\nbash scripts/run_finetune.sh --device_id=0\n                             --do_train=\"true\"\n```\n",
+    }
+    opts = Options(select=lambda r: r == "API101")
+    got = sorted((f.path, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    assert got == [("eval.py", "info"), ("finetune.py", "error")], got

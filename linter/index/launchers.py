@@ -1,0 +1,120 @@
+"""Stage 3 (program model): how the project's programs are launched.
+
+Model zoos start their entry scripts from shell scripts (``scripts/run_train.sh``: ``python
+train.py --device_target Ascend --epoch_size 90``) and show the commands in READMEs. What those
+commands pass to an argparse option is what the option can be as shipped: its default when no
+command passes it, plus the literals the commands pass. A command passing a variable
+(``--lr $LR``) or a usage line (``[--lr LR]``) leaves the option open, and so does a project
+without a shell script that starts Python: then nothing shows how the program is run.
+
+A mention counts for the program that the command around it starts: a line naming
+``run_language_model.sh`` passes nothing to ``run_CBT_task.py`` (a README lists the commands of
+several scripts), unless the option belongs to a module no launcher names (a shared parser in
+``src/args.py``), whose options every command passes. Files are read through the run's probes.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
+
+MAX_LAUNCHER_BYTES = 512 * 1024
+_SCRIPT = re.compile(r"([\w.-]+\.(?:py|sh))\b")
+_PYTHON = re.compile(r"\bpython[\d.]*\s")
+
+
+class Launch(NamedTuple):
+    name: str
+    text: str
+    starts_python: bool
+    """A shell script that runs ``python ...`` (a README never counts as one)."""
+
+
+class Launchers:
+    """The shell scripts and READMEs beside a module, up to two folders above it, and in the
+    ``scripts/`` folders of those."""
+
+    def __init__(self, read: Callable[[str], Optional[bytes]], listdir: Callable[[str], Tuple[str, ...]]) -> None:
+        self.read = read
+        self.listdir = listdir
+        self._near: Dict[str, List[Launch]] = {}
+
+    def near(self, module: str) -> List[Launch]:
+        here = os.path.dirname(module)
+        hit = self._near.get(here)
+        if hit is not None:
+            return hit
+        folders = [here, os.path.dirname(here), os.path.dirname(os.path.dirname(here))]
+        folders += [os.path.join(d, "scripts") for d in folders]
+        out: List[Launch] = []
+        for d in dict.fromkeys(folders):
+            for name in sorted(self.listdir(d)):
+                if not name.endswith((".sh", ".bash", ".md")):
+                    continue
+                data = self.read(os.path.join(d, name))
+                if data is None or len(data) > MAX_LAUNCHER_BYTES:
+                    continue
+                text = data.decode("utf-8", "replace")
+                out.append(Launch(name, text, not name.endswith(".md") and bool(_PYTHON.search(text))))
+        self._near[here] = out
+        return out
+
+    def passed_values(self, module: str, option: str, default: Any) -> Optional[List[Any]]:
+        """What the launch commands pass to ``--option`` of the parser in file ``module``
+        (absolute path): [] when none does, the literals when every mention passes one, None
+        when a mention passes something else or no shell script starts Python here."""
+        files = self.near(module)
+        if not any(f.starts_python for f in files):
+            return None
+        base = os.path.basename(module)
+        starters = {f.name for f in files if f.starts_python and base in f.text}
+        shared = not starters   # no command names this module: its options are every command's
+        pattern = re.compile(r"--(?:%s)\b(?!-)(?:=|[ \t]+)?(\"[^\"\n]*\"|'[^'\n]*'|[^\s\]\[|>;&]*)"
+                             % "|".join(re.escape(o) for o in sorted({option, option.replace("_", "-")})))
+        out: List[Any] = []
+        for f in files:
+            context: Optional[str] = None
+            for line in _logical_lines(f.text):
+                named = _SCRIPT.findall(line)
+                if named:
+                    context = named[-1]
+                for m in pattern.finditer(line):
+                    if not shared and context is not None and context != base and context not in starters:
+                        continue   # a command of another program
+                    value = _literal(m.group(1).strip("\"'"), default)
+                    if value is None:
+                        return None
+                    out.append(value)
+        return out
+
+
+def _logical_lines(text: str) -> Iterator[str]:
+    """Lines with shell continuations (``\\`` at the end) joined."""
+    pending = ""
+    for raw in text.splitlines():
+        if raw.rstrip().endswith("\\"):
+            pending += raw.rstrip()[:-1] + " "
+            continue
+        yield pending + raw
+        pending = ""
+    if pending:
+        yield pending
+
+
+def _literal(token: str, default: Any) -> Any:
+    """A command's literal for an option with ``default``, converted like argparse would (the
+    default's type); None for a variable, a placeholder (``LR``, ``DO_TRAIN``) or text that does
+    not convert."""
+    if not token or token.startswith(("$", "-", "{", "<")) or (token.isupper() and len(token) > 1):
+        return None
+    try:
+        if isinstance(default, bool):
+            low = token.lower()
+            return True if low in ("true", "1") else False if low in ("false", "0") else None
+        if isinstance(default, int):
+            return int(token)
+        if isinstance(default, float):
+            return float(token)
+    except ValueError:
+        return None
+    return token if isinstance(default, str) or default is None else None
