@@ -394,8 +394,9 @@ class Resolver:
         return value
 
     def _argparse_via(self, fi: int, scope: int, e: Expr) -> str:
-        """``args.lr`` where ``args = parser.parse_args()``: say the value is the default."""
-        for v in self.p.values(fi, scope, e[1]):
+        """``args.lr`` where ``args = parser.parse_args()`` (also handed on as a parameter): say
+        the value is the default."""
+        for v in self.p.expand_params(self.p.values(fi, scope, e[1])):
             if isinstance(v, Record) and v.call >= 0 and \
                     "argparse.ArgumentParser.parse_args" in self.p.call_names(v.file, v.call):
                 return f"argparse default of --{e[2].replace('_', '-')}"

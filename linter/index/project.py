@@ -833,6 +833,7 @@ class Project:
                 continue
             dest = None
             default: Any = ("const", None)
+            kind = None
             for a in c.args:
                 if a.keyword is None and a.value[0] == "const" and isinstance(a.value[1], str):
                     if dest is None or a.value[1].startswith("--"):
@@ -841,6 +842,17 @@ class Project:
                     dest = str(a.value[1])
                 elif a.keyword == "default":
                     default = a.value
+                elif a.keyword == "type" and a.value[0] == "name" and a.value[1] in ("int", "float"):
+                    kind = a.value[1]
+                elif a.keyword == "action" and a.value[0] == "const" and a.value[1] in ("store_true", "store_false") \
+                        and default == ("const", None):
+                    default = ("const", a.value[1] == "store_false")
+            if kind and default[0] == "const" and isinstance(default[1], str):
+                # argparse applies `type` to a string default: `type=float, default="0.1"` is 0.1
+                try:
+                    default = ("const", int(default[1]) if kind == "int" else float(default[1]))
+                except ValueError:
+                    pass
             if dest:
                 fields.append((dest, (pfi, c.scope, default)))
         return Record(tuple(fields), fi, cid, "argparse")
@@ -1226,6 +1238,16 @@ class Project:
             return [], False
         if tag in ("name", "attr"):
             return self._const_ref(fi, scope, e, depth)
+        if tag == "subscript" and e[2][0] == "const" and isinstance(e[2][1], int):
+            # `args.scale[0]` with `scale: [2]` in the configuration
+            vals, known = self.constants(fi, scope, e[1], depth + 1)
+            out = []
+            for v in vals:
+                if isinstance(v.value, tuple) and -len(v.value) <= e[2][1] < len(v.value):
+                    out.append(v._replace(value=v.value[e[2][1]]))
+                else:
+                    known = False
+            return out, known and bool(out)
         return [], False
 
     def vector(self, fi: int, scope: int, e: Expr, depth: int = 0) -> Optional[Tuple[float, ...]]:
@@ -1328,7 +1350,7 @@ class Project:
             return [d for aid in ids for d in self._assign_defs(fi, aid)]
         if e[0] == "attr":
             out: List[Tuple[int, int, Optional[Expr], int, str]] = []
-            for base in _sorted(self.values(fi, scope, e[1])):
+            for base in _sorted(self.expand_params(self.values(fi, scope, e[1]))):
                 if isinstance(base, Mod):
                     out += self._global_defs(base.file, e[2])
                 elif isinstance(base, Record):

@@ -868,3 +868,49 @@ def test_a_command_counts_for_the_program_it_starts() -> None:
     opts = Options(select=lambda r: r == "API101")
     got = sorted((f.path, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
     assert got == [("eval.py", "info"), ("finetune.py", "error")], got
+
+
+def test_configuration_read_through_a_parameter_and_an_index() -> None:
+    """`scale = args.scale[0]` where `args` is the network's parameter and `scale: [2]` is in the
+    configuration: `if scale == 4:` is never taken; an argparse `type=float` applies to a string
+    default (`default="0.0"` is 0.0)."""
+    files = {
+        "default_config.yaml": "scale: [2]\nn_feats: 64\nlr: 0.1\n",
+        "src/config.py": textwrap.dedent("""
+            import yaml
+            def get_config():
+                with open("default_config.yaml") as fh:
+                    return yaml.safe_load(fh)
+            config = get_config()
+        """),
+        "src/net.py": textwrap.dedent("""
+            import argparse
+            from mindspore import nn
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--drop", type=float, default="0.0")
+            opts = parser.parse_args()
+            class Net(nn.Cell):
+                def __init__(self, args):
+                    super().__init__()
+                    scale = args.scale[0]
+                    self.body = nn.Dense(8, 8)
+                    if scale == 4:
+                        self.extra = nn.Dropout(0.1)
+                    if opts.drop > 0:
+                        self.drop = nn.Dropout(0.2)
+        """),
+        "scripts/run_train.sh": "python train.py --device_id 0\n",
+        "train.py": textwrap.dedent("""
+            from mindspore import nn, Model
+            from src.config import config
+            from src.net import Net
+            net = Net(config)
+            Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
+        """),
+    }
+    opts = Options(select=lambda r: r == "API101")
+    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    assert got == [(13, "info"), (15, "info")], got
+    files["default_config.yaml"] = "scale: [4]\nn_feats: 64\nlr: 0.1\n"
+    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    assert got == [(13, "error"), (15, "info")], got
