@@ -80,6 +80,7 @@ class MatchContext:
         self._file_fw: Dict[int, FrozenSet[str]] = {}
         self._discarded: Dict[Tuple[int, int], Set[int]] = {}
         self._acts: Dict[Tuple[Any, ...], bool] = {}
+        self._operand_index: Dict[Tuple[Any, ...], Dict[Tuple[int, int], List[Call]]] = {}
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
         self._pattern_sites: Dict[int, List[Call]] = {}
         self._all_candidates: Dict[int, List[Call]] = {}
@@ -517,32 +518,40 @@ class MatchContext:
             exprs += [a.value for a in c.args[:1] if a.keyword is None and not a.star]
             return [e[1] for e in map(_strip_data, exprs) if e[0] == "attr" and e[2] == attr]
 
-        return self._acts_on(("attr", id(pattern), attr, fi, cid), pattern, (fi, cid), operands)
+        return self._acts_on(("attr", id(pattern), attr), (fi, cid), pattern, operands)
 
     def result_used_by(self, pattern: CallPattern, fi: int, cid: int) -> bool:
         """Whether a call matching ``pattern`` acts on an object derived from call ``cid``'s result."""
         def operands(c: CallFact) -> List[Expr]:
             return ([c.func[1]] if c.func[0] == "attr" else []) + [a.value for a in c.args[:1]]
 
-        return self._acts_on(("result", id(pattern), fi, cid), pattern, (fi, cid), operands)
+        return self._acts_on(("result", id(pattern)), (fi, cid), pattern, operands)
 
-    def _acts_on(self, key: Tuple[Any, ...], pattern: CallPattern, origin: Call,
+    def _acts_on(self, question: Tuple[Any, ...], origin: Call, pattern: CallPattern,
                  operands: Callable[[CallFact], List[Expr]]) -> bool:
         """Whether some call matching ``pattern`` has an operand (receiver or first argument, as
         ``operands`` picks them) whose value is the object call ``origin`` created (memoised;
-        a question asked again while it is being answered is answered False)."""
+        a question asked again while it is being answered is answered False). The operands of
+        every candidate are evaluated once per question kind and indexed by the objects they
+        may be, so each object's question reads its own few calls (the zoo asks thousands)."""
+        key = question + origin
         hit = self._acts.get(key)
         if hit is not None:
             return hit
         self._acts[key] = False
-        found = False
-        for gfi, gcid in self.all_candidates(pattern):
-            c = self.p.files[gfi].calls[gcid]
-            if any(any(isinstance(v, Obj) and v.origin == origin
-                       for v in self.p.expand_params(self.p.values(gfi, c.scope, e)))
-                   for e in operands(c)) and self.match(pattern, gfi, gcid) is not None:
-                found = True
-                break
+        index = self._operand_index.get(question)
+        if index is None:
+            index = {}
+            for gfi, gcid in self.all_candidates(pattern):
+                c = self.p.files[gfi].calls[gcid]
+                for e in operands(c):
+                    for v in self.p.expand_params(self.p.values(gfi, c.scope, e)):
+                        if isinstance(v, Obj):
+                            sites = index.setdefault(v.origin, [])
+                            if not sites or sites[-1] != (gfi, gcid):
+                                sites.append((gfi, gcid))
+            self._operand_index[question] = index
+        found = any(self.match(pattern, gfi, gcid) is not None for gfi, gcid in index.get(origin, ()))
         self._acts[key] = found
         return found
 
