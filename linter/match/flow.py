@@ -104,10 +104,22 @@ _ENTRY = ("E",)
 _INITIAL = ("I",)
 
 
+_BY_KEY: Dict[State, Dict[Key, List[Tuple[Any, Any]]]] = {}
+"""Each state set grouped by object once (states are immutable and asked about many times)."""
+
+
 def _lookup(S: State, k: Key) -> List[Tuple[Any, Any]]:
     """The possible (state, origin) of object ``k``: its own entries, else the ``ANY`` ones."""
-    own = [(s, o) for kk, s, o in S if kk == k]
-    return own if own else [(s, o) for kk, s, o in S if kk == ANY]
+    by_key = _BY_KEY.get(S)
+    if by_key is None:
+        if len(_BY_KEY) > 20_000:
+            _BY_KEY.clear()   # bounded: a rule's states are few at a time
+        by_key = {}
+        for kk, s, o in S:
+            by_key.setdefault(kk, []).append((s, o))
+        _BY_KEY[S] = by_key
+    own = by_key.get(k)
+    return list(own) if own else list(by_key.get(ANY, ()))
 
 
 def _join(a: State, b: State) -> State:
