@@ -112,7 +112,7 @@ def _lookup(S: State, k: Key) -> List[Tuple[Any, Any]]:
     """The possible (state, origin) of object ``k``: its own entries, else the ``ANY`` ones."""
     by_key = _BY_KEY.get(S)
     if by_key is None:
-        if len(_BY_KEY) > 20_000:
+        if len(_BY_KEY) > 2_000:
             _BY_KEY.clear()   # bounded: a rule's states are few at a time
         by_key = {}
         for kk, s, o in S:
