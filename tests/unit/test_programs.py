@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from typing import Dict, Tuple
+from typing import Dict, List, Tuple
 
 from linter.api import VIRTUAL_ROOT, check_sources
 from linter.compiler.packs import load_packs
@@ -800,15 +800,26 @@ def test_options_the_launch_scripts_never_change_keep_their_default() -> None:
     leaves it open."""
     files = {k: textwrap.dedent(v) if k.endswith(".py") else v.encode().decode("unicode_escape")
              for k, v in LAUNCHED.items()}
-    opts = Options(select=lambda r: r == "API101")
-    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    got = api101(files)
     assert got == [(6, "info"), (8, "info")], got
     files["scripts/run_train.sh"] = "python train.py --head $HEAD\n"
-    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    got = api101(files)
     assert got == [(6, "error"), (8, "info")], got
     del files["scripts/run_train.sh"]   # a README alone does not show how the program is run
-    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    got = api101(files)
     assert got == [(6, "error"), (8, "error")], got
+
+
+def api101(files: Dict[str, str]) -> List[Tuple[int, str]]:
+    """(line, severity) of the API101 findings of an in-memory project."""
+    res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "API101"))
+    return sorted((f.span.line, f.severity.value) for f in res.findings)
+
+
+def config_helper(filename: str, name: str) -> str:
+    """A model zoo's configuration module: ``name = get_config()`` reading ``filename``."""
+    return (f"import yaml\ndef get_config():\n    with open({filename!r}) as fh:\n"
+            f"        return yaml.safe_load(fh)\n{name} = get_config()\n")
 
 
 def test_flags_read_through_str_lower_are_decided() -> None:
@@ -817,13 +828,7 @@ def test_flags_read_through_str_lower_are_decided() -> None:
     function named `str` is not Python's."""
     files = {
         "config.yaml": "use_extra: False\nnum_samples: None\nlr: 0.1\n",
-        "src/config.py": textwrap.dedent("""
-            import yaml
-            def get_config():
-                with open("config.yaml") as fh:
-                    return yaml.safe_load(fh)
-            cfg = get_config()
-        """),
+        "src/config.py": config_helper("config.yaml", "cfg"),
         "train.py": textwrap.dedent("""
             from mindspore import nn, Model
             from src.config import cfg
@@ -836,11 +841,10 @@ def test_flags_read_through_str_lower_are_decided() -> None:
             Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
         """),
     }
-    opts = Options(select=lambda r: r == "API101")
-    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    got = api101(files)
     assert got == [(6, "info"), (8, "info")], got
     files["train.py"] = "def str(x):\n    return x\n" + files["train.py"]
-    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    got = api101(files)
     assert got == [(8, "error"), (10, "error")], got
 
 
@@ -876,13 +880,7 @@ def test_configuration_read_through_a_parameter_and_an_index() -> None:
     default (`default="0.0"` is 0.0)."""
     files = {
         "default_config.yaml": "scale: [2]\nn_feats: 64\nlr: 0.1\n",
-        "src/config.py": textwrap.dedent("""
-            import yaml
-            def get_config():
-                with open("default_config.yaml") as fh:
-                    return yaml.safe_load(fh)
-            config = get_config()
-        """),
+        "src/config.py": config_helper("default_config.yaml", "config"),
         "src/net.py": textwrap.dedent("""
             import argparse
             from mindspore import nn
@@ -908,9 +906,8 @@ def test_configuration_read_through_a_parameter_and_an_index() -> None:
             Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
         """),
     }
-    opts = Options(select=lambda r: r == "API101")
-    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    got = api101(files)
     assert got == [(13, "info"), (15, "info")], got
     files["default_config.yaml"] = "scale: [4]\nn_feats: 64\nlr: 0.1\n"
-    got = sorted((f.span.line, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings)
+    got = api101(files)
     assert got == [(13, "error"), (15, "info")], got
