@@ -155,6 +155,7 @@ class Project:
         self.by_abspath = {p: i for i, p in enumerate(self.abspaths)}
         self.modmap = ModuleMap(self.abspaths, dict(zip(self.abspaths, self.roots)))
         self._exists = exists or (lambda p: False)
+        self._writes: Optional[Dict[str, List[Tuple[int, int]]]] = None
         self.site_filter: Optional[Callable[[int, int], bool]] = None
         """While set, parameter values come only from the call sites it accepts (branch decisions)."""
         self.configs = ConfigStore(read or (lambda p: None), listdir or (lambda d: ()))
@@ -1359,6 +1360,8 @@ class Project:
                         if fname == e[2]:
                             line = expr[1].items[expr[2]][1] if expr[0] == "config" else self._expr_line(rfi, expr, base)
                             out.append((rfi, rscope, expr, line, via))
+                    if base.kind in ("argparse", "config"):
+                        out += self._record_writes(base, e[2])
                 elif isinstance(base, (Cls, Obj)):
                     c = base if isinstance(base, Cls) else base.type
                     if isinstance(c, Cls):
@@ -1372,6 +1375,31 @@ class Project:
         if expr[0] == "call":
             return self.files[fi].calls[expr[1]].line
         return self.files[rec.file].calls[rec.call].line if rec.call >= 0 else 0
+
+    def _record_writes(self, rec: Record, name: str) -> List[Tuple[int, int, Optional[Expr], int, str]]:
+        """Values the program writes into a parsed namespace or loaded configuration after the
+        fact (``args.pad_mode = "CONSTANT"`` on Ascend, ``config.run_distribute = False``): the
+        field may hold them as well as its default (flow-insensitive, so never fewer values)."""
+        if self._writes is None:
+            index: Dict[str, List[Tuple[int, int]]] = {}
+            for wfi, facts in enumerate(self.files):
+                for aid, a in enumerate(facts.assigns):
+                    if a.target[0] == "attr":
+                        index.setdefault(a.target[2], []).append((wfi, aid))
+            self._writes = index
+        key = ("writes", rec, name)
+        if key in self._active:
+            return []
+        self._active.add(key)
+        try:
+            out: List[Tuple[int, int, Optional[Expr], int, str]] = []
+            for wfi, aid in self._writes.get(name, ()):
+                a = self.files[wfi].assigns[aid]
+                if rec in self.expand_params(self.values(wfi, a.scope, a.target[1])):
+                    out.append((wfi, a.scope, a.value, a.line, ""))
+            return out
+        finally:
+            self._active.discard(key)
 
     def _assign_defs(self, fi: int, aid: int) -> List[Tuple[int, int, Optional[Expr], int, str]]:
         a = self.files[fi].assigns[aid]

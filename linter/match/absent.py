@@ -115,10 +115,13 @@ def _unverifiable(mc: MatchContext, spec: AbsentSpec, entry: int, closure: Set[i
 
 
 def _reaches(mc: MatchContext, entry: int, closure: Set[int], fi: int, cid: int) -> bool:
+    """Entry script ``entry`` runs call ``cid``: not in a branch no path takes (``if
+    args.run_distribute:`` when every launcher leaves it False), not under another module's
+    ``__main__`` guard."""
     scope = mc.p.files[fi].calls[cid].scope
-    if scope == 0:
-        return fi in closure
-    return entry in mc.roles.reaching_entries(fi, scope)
+    if scope == 0 and fi not in closure:
+        return False
+    return entry in mc.roles.call_entries(fi, cid)
 
 
 def _run_local(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: str) -> List[Finding]:

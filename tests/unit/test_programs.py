@@ -911,3 +911,69 @@ def test_configuration_read_through_a_parameter_and_an_index() -> None:
     files["default_config.yaml"] = "scale: [4]\nn_feats: 64\nlr: 0.1\n"
     got = api101(files)
     assert got == [(13, "error"), (15, "info")], got
+
+
+STEP = """
+    import mindspore.nn as nn
+    import mindspore.ops as ops
+    class TrainOneStep(nn.Cell):
+        def __init__(self, network, optimizer):
+            super().__init__(auto_prefix=False)
+            self.network = network
+            self.optimizer = optimizer
+            self.weights = optimizer.parameters
+            self.grad = ops.GradOperation(get_by_list=True)
+        def construct(self, *inputs):
+            loss = self.network(*inputs)
+            grads = self.grad(self.network, self.weights)(*inputs)
+            self.optimizer(grads)
+            return loss
+"""
+REWRITTEN = """
+    import argparse
+    import mindspore as ms
+    from mindspore import nn
+    from mindspore.context import ParallelMode
+    from src.train_step import TrainOneStep
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device_target", default="Ascend")
+    parser.add_argument("--run_distribute", action="store_true")
+    args = parser.parse_args()
+    if args.device_target == "CPU":
+        args.run_distribute = False
+    if args.run_distribute:
+        ms.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    net = nn.Dense(16, 10)
+    step = TrainOneStep(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    for x, y in []:
+        step(x, y)
+"""
+
+
+def test_a_namespace_rewritten_after_parsing_and_a_launcher_that_never_distributes() -> None:
+    """`args.run_distribute = False` written after parsing joins the option's values; with the
+    launchers never passing `--run_distribute`, the data-parallel branch is not run as shipped, so
+    the custom step needs no gradient reducer (CG501 silent). A launcher that passes it: error."""
+    files = {"src/train_step.py": textwrap.dedent(STEP), "train.py": textwrap.dedent(REWRITTEN),
+             "scripts/run_standalone_train.sh": "python train.py --device_target Ascend\n"}
+    opts = Options(select=lambda r: r == "CG501")
+    assert [f.rule for f in check_sources(files, builtin_packs(), opts).findings] == []
+    files["scripts/run_distribute_train.sh"] = "python train.py --run_distribute\n"
+    got = [(f.rule, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings]
+    assert got == [("CG501", "error")], got
+
+
+def test_values_written_into_a_parsed_namespace_are_values_of_the_option() -> None:
+    mc = context({"train.py": """
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--pad_mode", default="REFLECT")
+        args = parser.parse_args()
+        if args.device_target == "Ascend":
+            args.pad_mode = "CONSTANT"
+        mode = args.pad_mode
+    """})
+    fi = fid(mc, "train.py")
+    mode = next(a for a in mc.p.files[fi].assigns if a.target[0] == "name" and a.target[1] == "mode")
+    vals, known = mc.p.constants(fi, 0, mode.value)
+    assert known and sorted(v.value for v in vals) == ["CONSTANT", "REFLECT"]
