@@ -59,12 +59,16 @@ class Launchers:
         self._near[here] = out
         return out
 
+    def starts_python(self, module: str) -> bool:
+        """Some shell script near ``module`` starts Python: the project shows how it is run."""
+        return any(f.starts_python for f in self.near(module))
+
     def passed_values(self, module: str, option: str, default: Any) -> Optional[List[Any]]:
         """What the launch commands pass to ``--option`` of the parser in file ``module``
         (absolute path): [] when none does, the literals when every mention passes one, None
         when a mention passes something else or no shell script starts Python here."""
         files = self.near(module)
-        if not any(f.starts_python for f in files):
+        if not self.starts_python(module):
             return None
         base = os.path.basename(module)
         starters = {f.name for f in files if f.starts_python and base in f.text}

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
 from linter.facts.ir import sub_exprs, walk
 from linter.facts.model import Expr
 from linter.index.launchers import Launchers
-from linter.index.project import ARGPARSE_DEFAULT
+from linter.index.project import ARGPARSE_DEFAULT, CONFIG_VALUE
 from linter.index.values import Ext
 
 if TYPE_CHECKING:
@@ -263,6 +263,12 @@ class PathConditions:
                 passed = self._passed_values(v)
                 if passed is None:
                     return None   # a command-line option's default: another run may pass anything
+                out += passed
+            elif v.via.startswith(CONFIG_VALUE) and self.launchers.starts_python(self.p.abspaths[fi]):
+                # the zoo's config helpers make every top-level key a command-line option too
+                passed = self.launchers.passed_values(self.p.abspaths[fi], v.via[len(CONFIG_VALUE):], v.value)
+                if passed is None:
+                    return None
                 out += passed
         return out
 

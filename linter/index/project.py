@@ -42,6 +42,8 @@ def _display(path: str) -> str:
     rel = os.path.relpath(path)
     return path if rel.startswith("..") else rel
 ARGPARSE_DEFAULT = "argparse default"
+CONFIG_VALUE = "config: "
+"""How a value read from a configuration file says so (followed by its key)."""
 """Provenance of a value read from an argparse default: a command-line option may override it."""
 _MAX_VALUES = 24
 _MAX_DEPTH = 6
@@ -1216,7 +1218,7 @@ class Project:
             value, line = e[1].items[e[2]]
             if isinstance(value, ConfigMap):
                 return [], False
-            return [Valued(value, _display(e[1].path), line, "config")], True
+            return [Valued(value, _display(e[1].path), line, f"{CONFIG_VALUE}{e[2]}")], True
         if tag in ("binop", "unary"):
             return self._const_arith(fi, scope, e, depth)
         if tag == "ifexp":

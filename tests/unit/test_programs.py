@@ -977,3 +977,22 @@ def test_values_written_into_a_parsed_namespace_are_values_of_the_option() -> No
     mode = next(a for a in mc.p.files[fi].assigns if a.target[0] == "name" and a.target[1] == "mode")
     vals, known = mc.p.constants(fi, 0, mode.value)
     assert known and sorted(v.value for v in vals) == ["CONSTANT", "REFLECT"]
+
+
+def test_configuration_keys_passed_on_the_command_line() -> None:
+    """The zoo's config helpers turn every top-level YAML key into a command-line option: a
+    launcher passing `--do_distribute="True"` makes the data-parallel branch live although the
+    YAML says False; with standalone launchers only, the YAML decides."""
+    train = REWRITTEN.replace("    parser.add_argument(\"--run_distribute\", action=\"store_true\")\n", "") \
+        .replace("if args.run_distribute:", "if config.do_distribute:") \
+        .replace("from src.train_step import TrainOneStep", "from src.train_step import TrainOneStep\n    from src.config import config")
+    files = {"src/train_step.py": textwrap.dedent(STEP), "train.py": textwrap.dedent(train),
+             "src/config.py": config_helper("default_config.yaml", "config"),
+             "default_config.yaml": "do_distribute: False\nlr: 0.1\nepochs: 3\n",
+             "scripts/run_standalone_train.sh": "python train.py --lr 0.1\n"}
+    opts = Options(select=lambda r: r == "CG501")
+    res = check_sources(files, builtin_packs(), opts)
+    assert not res.errors and [f.rule for f in res.findings] == []
+    files["scripts/run_distribute_train.sh"] = "mpirun -n 8 python -u train.py \\\n    --do_distribute=\"True\" \\\n    --lr 0.1\n"
+    got = [(f.rule, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings]
+    assert got == [("CG501", "error")], got
