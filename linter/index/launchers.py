@@ -63,10 +63,12 @@ class Launchers:
         """Some shell script near ``module`` starts Python: the project shows how it is run."""
         return any(f.starts_python for f in self.near(module))
 
-    def passed_values(self, module: str, option: str, default: Any) -> Optional[List[Any]]:
+    def passed_values(self, module: str, option: str, default: Any, readmes: bool = True) -> Optional[List[Any]]:
         """What the launch commands pass to ``--option`` of the parser in file ``module``
         (absolute path): [] when none does, the literals when every mention passes one, None
-        when a mention passes something else or no shell script starts Python here."""
+        when a mention passes something else or no shell script starts Python here.
+        ``readmes=False``: only the shell scripts (for a configuration file's key, the shipped
+        file is the value a README's generic usage line stands for)."""
         files = self.near(module)
         if not self.starts_python(module):
             return None
@@ -77,6 +79,8 @@ class Launchers:
                              % "|".join(re.escape(o) for o in sorted({option, option.replace("_", "-")})))
         out: List[Any] = []
         for f in files:
+            if not readmes and f.name.endswith(".md"):
+                continue
             context: Optional[str] = None
             for line in _logical_lines(f.text):
                 named = _SCRIPT.findall(line)
@@ -85,7 +89,9 @@ class Launchers:
                 for m in pattern.finditer(line):
                     if not shared and context is not None and context != base and context not in starters:
                         continue   # a command of another program
-                    value = _literal(m.group(1).strip("\"'"), default)
+                    if line[:m.start()].rstrip().endswith("["):
+                        return None   # a usage line: `[--lr LR]` says a user may pass anything
+                    value = _literal(m.group(1).strip("\"'"), default, option)
                     if value is None:
                         return None
                     out.append(value)
@@ -105,11 +111,13 @@ def _logical_lines(text: str) -> Iterator[str]:
         yield pending
 
 
-def _literal(token: str, default: Any) -> Any:
+def _literal(token: str, default: Any, option: str = "") -> Any:
     """A command's literal for an option with ``default``, converted like argparse would (the
-    default's type); None for a variable, a placeholder (``LR``, ``DO_TRAIN``) or text that does
-    not convert."""
-    if not token or token.startswith(("$", "-", "{", "<")) or (token.isupper() and len(token) > 1):
+    default's type); None for a variable, a placeholder (``N``, ``DEVICE_TARGET`` for
+    ``--device_target``) or text that does not convert. ``GPU`` or ``CONSTANT`` are values."""
+    placeholder = len(token) == 1 and token.isupper() or token.replace("-", "_").upper() == option.upper() \
+        and token.isupper()
+    if not token or token.startswith(("$", "-", "{", "<")) or placeholder:
         return None
     try:
         if isinstance(default, bool):

@@ -114,9 +114,40 @@ class PathConditions:
         """Statement ``stmt`` lies in a branch that is never taken: an enclosing test that
         constant propagation decides the other way on every path (every call site passes
         ``norm=None`` to ``if norm == "batch":``; a shipped config sets ``drop_rate: 0.0``)."""
-        return self.p.memo(self._dead, (fi, scope, stmt), lambda: any(
-            self.decided(fi, scope, test, self._test_stmt(fi, scope, test)) is (not positive)
-            for test, positive in self.roles.guards(fi, scope).get(stmt, ())))
+        def compute() -> bool:
+            guards = self.roles.guards(fi, scope).get(stmt, ())
+            return any(self.decided(fi, scope, test, self._test_stmt(fi, scope, test)) is (not positive)
+                       for test, positive in guards) or self._jointly_false(fi, scope, guards)
+        return self.p.memo(self._dead, (fi, scope, stmt), compute)
+
+    def _jointly_false(self, fi: int, scope: int, guards: Any) -> bool:
+        """Tests on one operand that no single value passes together: the ``else`` of ``if
+        device == "Ascend": ... elif device == "GPU": ...`` when the device is Ascend or GPU on
+        every path, although neither test alone is decided."""
+        groups: Dict[str, List[Tuple[str, Expr, bool]]] = {}
+        for test, positive in guards:
+            if test[0] == "compare" and len(test[1]) == 1 and test[1][0] in ("==", "!=", "in", "not in") \
+                    and test[2][1][0] in ("const", "seq"):
+                groups.setdefault(repr(test[2][0]), []).append((test[1][0], test, positive))
+        p = self.p
+        for tests in groups.values():
+            if len(tests) < 2:
+                continue
+            saved, p.assume = p.assume, {}
+            saved_filter, p.site_filter = p.site_filter, self._live_site
+            try:
+                operand = tests[0][1][2][0]
+                values = self._values(fi, scope, operand, self._test_stmt(fi, scope, tests[0][1]))
+                rights = [self._values(fi, scope, t[2][1], -1) if t[2][1][0] == "const"
+                          else self._members(fi, scope, t[2][1], -1) for _, t, _ in tests]
+            finally:
+                p.assume, p.site_filter = saved, saved_filter
+            if not values or any(r is None or len(r) != 1 for r in rights):
+                continue
+            if all(any(_compare(op, v, r[0]) is (not positive) for (op, _, positive), r in zip(tests, rights))
+                   for v in values):
+                return True
+        return False
 
     def dead_call(self, fi: int, cid: int) -> bool:
         """Call ``cid`` never runs: its statement is dead, or it is the branch of a conditional
@@ -266,7 +297,8 @@ class PathConditions:
                 out += passed
             elif v.via.startswith(CONFIG_VALUE) and self.launchers.starts_python(self.p.abspaths[fi]):
                 # the zoo's config helpers make every top-level key a command-line option too
-                passed = self.launchers.passed_values(self.p.abspaths[fi], v.via[len(CONFIG_VALUE):], v.value)
+                passed = self.launchers.passed_values(self.p.abspaths[fi], v.via[len(CONFIG_VALUE):], v.value,
+                                                      readmes=False)
                 if passed is None:
                     return None
                 out += passed

@@ -996,3 +996,29 @@ def test_configuration_keys_passed_on_the_command_line() -> None:
     files["scripts/run_distribute_train.sh"] = "mpirun -n 8 python -u train.py \\\n    --do_distribute=\"True\" \\\n    --lr 0.1\n"
     got = [(f.rule, f.severity.value) for f in check_sources(files, builtin_packs(), opts).findings]
     assert got == [("CG501", "error")], got
+
+
+def test_an_else_no_shipped_device_reaches_is_dead() -> None:
+    """`if device == "Ascend": ... elif device == "GPU": ... else:` when the configuration says
+    Ascend and the launchers pass GPU (a value, not a placeholder): no single value reaches the
+    `else`. A launcher passing a variable, or a usage line `[--device_target DEVICE_TARGET]` in a
+    script, leaves it open."""
+    train = textwrap.dedent("""
+        from mindspore import nn, Model
+        from src.config import config
+        if config.device_target == "Ascend":
+            net = nn.SequentialCell([nn.Dense(8, 8), nn.Dropout(p=0.1)])
+        elif config.device_target == "GPU":
+            net = nn.SequentialCell([nn.Dense(8, 8), nn.Dropout(p=0.2)])
+        else:
+            net = nn.SequentialCell([nn.Dense(8, 8), nn.Dropout(0.1)])
+        Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
+    """)
+    files = {"train.py": train, "src/config.py": config_helper("default_config.yaml", "config"),
+             "default_config.yaml": "device_target: Ascend\nlr: 0.1\nepochs: 3\n",
+             "scripts/run_train_gpu.sh": "python train.py --device_target=GPU\n"}
+    assert api101(files) == [(9, "info")]
+    files["scripts/run_train.sh"] = "python train.py --device_target=$DEVICE\n"
+    assert api101(files) == [(9, "error")]
+    files["scripts/run_train.sh"] = "echo 'usage: python train.py [--device_target DEVICE_TARGET]'\n"
+    assert api101(files) == [(9, "error")]
