@@ -38,6 +38,7 @@ class Launchers:
         self.read = read
         self.listdir = listdir
         self._near: Dict[str, List[Launch]] = {}
+        self._passed: Dict[Tuple[Any, ...], Optional[List[Any]]] = {}
 
     def near(self, module: str) -> List[Launch]:
         here = os.path.dirname(module)
@@ -69,6 +70,13 @@ class Launchers:
         when a mention passes something else or no shell script starts Python here.
         ``readmes=False``: only the shell scripts (for a configuration file's key, the shipped
         file is the value a README's generic usage line stands for)."""
+        key = (os.path.dirname(module), os.path.basename(module), option, type(default), readmes)
+        if key not in self._passed:
+            self._passed[key] = self._passed_uncached(module, option, default, readmes)
+        hit = self._passed[key]
+        return None if hit is None else list(hit)
+
+    def _passed_uncached(self, module: str, option: str, default: Any, readmes: bool) -> Optional[List[Any]]:
         files = self.near(module)
         if not self.starts_python(module):
             return None

@@ -42,6 +42,7 @@ def _display(path: str) -> str:
     rel = os.path.relpath(path)
     return path if rel.startswith("..") else rel
 ARGPARSE_DEFAULT = "argparse default"
+_HELPER_FOLDERS = ("src", "model_utils", "utils", "config", "configs", "tools", "common")
 CONFIG_VALUE = "config: "
 """How a value read from a configuration file says so (followed by its key)."""
 """Provenance of a value read from an argparse default: a command-line option may override it."""
@@ -158,6 +159,7 @@ class Project:
         self.modmap = ModuleMap(self.abspaths, dict(zip(self.abspaths, self.roots)))
         self._exists = exists or (lambda p: False)
         self._writes: Optional[Dict[str, List[Tuple[int, int]]]] = None
+        self._written: Dict[Any, List[Tuple[int, int, Optional[Expr], int, str]]] = {}
         self.site_filter: Optional[Callable[[int, int], bool]] = None
         """While set, parameter values come only from the call sites it accepts (branch decisions)."""
         self.configs = ConfigStore(read or (lambda p: None), listdir or (lambda d: ()))
@@ -1390,18 +1392,29 @@ class Project:
                         index.setdefault(a.target[2], []).append((wfi, aid))
             self._writes = index
         key = ("writes", rec, name)
+        hit = self._written.get(key)
+        if hit is not None:
+            return hit
         if key in self._active:
             return []
+        # only the program around the record writes into it: files under its model folder (the
+        # folder of the module, above `src/`, `model_utils/`, ... helpers)
+        d = os.path.dirname(self.abspaths[rec.file]) if rec.file >= 0 else ""
+        while os.path.basename(d) in _HELPER_FOLDERS:
+            d = os.path.dirname(d)
         self._active.add(key)
         try:
             out: List[Tuple[int, int, Optional[Expr], int, str]] = []
             for wfi, aid in self._writes.get(name, ()):
+                if not self.abspaths[wfi].startswith(d + os.sep):
+                    continue
                 a = self.files[wfi].assigns[aid]
                 if rec in self.expand_params(self.values(wfi, a.scope, a.target[1])):
                     out.append((wfi, a.scope, a.value, a.line, ""))
-            return out
         finally:
             self._active.discard(key)
+        self._written[key] = out
+        return out
 
     def _assign_defs(self, fi: int, aid: int) -> List[Tuple[int, int, Optional[Expr], int, str]]:
         a = self.files[fi].assigns[aid]
