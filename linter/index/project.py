@@ -746,25 +746,37 @@ class Project:
         return out
 
     def _reads_config(self, f: Func) -> bool:
-        seen = {(f.file, f.index)}
-        frontier = [(f.file, f.index)]
-        for _ in range(4):
+        for sfi, sscope in self.callee_closure([(f.file, f.index)], 3):
+            for cid, c in enumerate(self.files[sfi].calls):
+                if c.scope != sscope:
+                    continue
+                last = (c.dotted or "").rsplit(".", 1)[-1]
+                if last in _CONFIG_READERS and any(n.split(".", 1)[0] in ("yaml", "json") or n.startswith("?.")
+                                                   for n in self.call_names(sfi, cid)):
+                    return True
+        return False
+
+    def callee_closure(self, seeds: Iterable[Tuple[int, int]], depth: int,
+                       cap: Optional[int] = None) -> List[Tuple[int, int]]:
+        """``seeds`` (file, function) and the project functions they call, ``depth`` levels
+        down, in breadth-first order (at most ``cap`` in all)."""
+        out = list(seeds)
+        seen = set(out)
+        frontier = list(out)
+        for _ in range(depth):
             nxt = []
             for sfi, sscope in frontier:
-                facts = self.files[sfi]
-                for cid, c in enumerate(facts.calls):
+                for cid, c in enumerate(self.files[sfi].calls):
                     if c.scope != sscope:
                         continue
-                    last = (c.dotted or "").rsplit(".", 1)[-1]
-                    if last in _CONFIG_READERS and any(n.split(".", 1)[0] in ("yaml", "json") or n.startswith("?.")
-                                                       for n in self.call_names(sfi, cid)):
-                        return True
-                    for t, _ in self.call_targets(sfi, cid):
-                        if (t.file, t.index) not in seen:
-                            seen.add((t.file, t.index))
-                            nxt.append((t.file, t.index))
+                    for t, _bound in self.call_targets(sfi, cid):
+                        key = (t.file, t.index)
+                        if key not in seen and (cap is None or len(out) < cap):
+                            seen.add(key)
+                            out.append(key)
+                            nxt.append(key)
             frontier = nxt
-        return False
+        return out
 
     def _default_config(self, fi: int) -> Optional[str]:
         facts = self.files[fi]

@@ -700,20 +700,7 @@ def code_scopes(mc: MatchContext, fi: int, scope: int, e: Any, depth: int = 2) -
             add_class(v)
         elif isinstance(v, Obj) and isinstance(v.type, Cls):
             add_class(v.type)
-    frontier = list(out)
-    for _ in range(depth):
-        nxt = []
-        for sfi, sscope in frontier:
-            facts = p.files[sfi]
-            for cid, c in enumerate(facts.calls):
-                if c.scope != sscope:
-                    continue
-                for f, _bound in p.call_targets(sfi, cid):
-                    if (f.file, f.index) not in out and len(out) < 64:
-                        out.append((f.file, f.index))
-                        nxt.append((f.file, f.index))
-        frontier = nxt
-    return out
+    return p.callee_closure(out, depth, cap=64)
 
 
 def _code_matches(mc: MatchContext, site: CallSite, a: ArgFact, globs: Any, rx: Any) -> bool:
