@@ -19,13 +19,13 @@ asked to silence findings, never to make them.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 from linter.facts.ir import sub_exprs, walk
 from linter.facts.model import Expr
 from linter.index.launchers import Launchers
 from linter.index.project import ARGPARSE_DEFAULT, CONFIG_VALUE
-from linter.index.values import Ext
 
 if TYPE_CHECKING:
     from linter.index.roles import Roles
@@ -129,19 +129,14 @@ class PathConditions:
             if test[0] == "compare" and len(test[1]) == 1 and test[1][0] in ("==", "!=", "in", "not in") \
                     and test[2][1][0] in ("const", "seq"):
                 groups.setdefault(repr(test[2][0]), []).append((test[1][0], test, positive))
-        p = self.p
         for tests in groups.values():
             if len(tests) < 2:
                 continue
-            saved, p.assume = p.assume, {}
-            saved_filter, p.site_filter = p.site_filter, self._live_site
-            try:
+            with self._deciding_values():
                 operand = tests[0][1][2][0]
                 values = self._values(fi, scope, operand, self._test_stmt(fi, scope, tests[0][1]))
                 rights = [self._values(fi, scope, t[2][1], -1) if t[2][1][0] == "const"
                           else self._members(fi, scope, t[2][1], -1) for _, t, _ in tests]
-            finally:
-                p.assume, p.site_filter = saved, saved_filter
             if not values or any(r is None or len(r) != 1 for r in rights):
                 continue
             if all(any(_compare(op, v, r[0]) is (not positive) for (op, _, positive), r in zip(tests, rights))
@@ -211,11 +206,18 @@ class PathConditions:
         ``before``: the statement the test belongs to, so that ``self.x`` reads the value the
         method itself assigned last before it (``self.attn_drop = attn_drop`` then
         ``if self.attn_drop > 0.: self.attn_drop = nn.Dropout(...)``)."""
+        with self._deciding_values():
+            return self._decide(fi, scope, e, 0, before)
+
+    @contextmanager
+    def _deciding_values(self) -> Iterator[None]:
+        """Values as a branch decision sees them: no parameter assumed by the question being
+        asked (the answer must not depend on it), call sites only from code some program runs."""
         p = self.p
-        saved, p.assume = p.assume, {}   # the answer must not depend on the question being asked
+        saved, p.assume = p.assume, {}
         saved_filter, p.site_filter = p.site_filter, self._live_site
         try:
-            return self._decide(fi, scope, e, 0, before)
+            yield
         finally:
             p.assume, p.site_filter = saved, saved_filter
 
@@ -310,7 +312,7 @@ class PathConditions:
         call = self.p.files[fi].calls[e[1]]
         f = call.func
         if f[0] == "name" and f[1] in _CONVERSIONS and len(call.args) == 1 and not call.args[0].keyword:
-            if self.p.global_values(fi, f[1]) != frozenset((Ext("builtins." + f[1]),)):
+            if self.p.call_names(fi, e[1])[:1] != ("builtins." + f[1],):
                 return None   # a project function of that name
             inner = self._values(fi, scope, call.args[0].value, before)
             convert = _CONVERSIONS[f[1]]
