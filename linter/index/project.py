@@ -1466,7 +1466,17 @@ class Project:
     def _global_defs(self, fi: int, name: str, seen: FrozenSet[int] = frozenset()) -> List[Tuple[int, int, Optional[Expr], int, str]]:
         ids = self.files[fi].funcs[0].defs.get(name)
         if ids:
-            return [d for aid in ids for d in self._assign_defs(fi, aid)]
+            key = ("globaldefs", fi, name)
+            if key in self._active:
+                # an import cycle (`from b import x` in a, `from a import x` in b — common where
+                # many projects' same-named modules meet): the name has no value along it
+                self._partial += 1
+                return [(fi, 0, None, 0, "")]
+            self._active.add(key)
+            try:
+                return [d for aid in ids for d in self._assign_defs(fi, aid)]
+            finally:
+                self._active.discard(key)
         for imp in reversed(self._star_imports(fi)):
             target = self.file_of(fi, imp.module, imp.level)
             if target is not None and target >= 0 and target not in seen:

@@ -41,18 +41,41 @@ def _guarded(rule: CompiledRule, mc: MatchContext, files: Sequence[int],
     """One rule; a crash is reported, never fatal. When the rule crashes on the whole set, it
     is re-run file by file so that only the files it crashes on lose its findings."""
     try:
-        return _dedupe(run_rule(rule, mc, files, lang)), []
+        return _dedupe(run_rule(rule, mc, files, lang)), _site_crashes(rule, mc)
     except Exception as exc:  # a rule bug must not stop the other rules
-        if len(files) <= 1:
-            return [], [_crash(rule, mc, files, exc)]
+        if len(files) <= 1 or not _file_local(rule):
+            # A project-wide rule does the whole project's work for any one file: re-running it
+            # file by file would cost files × project (a run that never ends on a large tree).
+            return [], _site_crashes(rule, mc) + [_crash(rule, mc, files, exc)]
     findings: List[Finding] = []
-    errors: List[Diagnostic] = []
+    errors: List[Diagnostic] = _site_crashes(rule, mc)
     for fi in files:
         try:
             findings += run_rule(rule, mc, [fi], lang)
         except Exception as exc:
             errors.append(_crash(rule, mc, [fi], exc))
+        errors += _site_crashes(rule, mc)
     return _dedupe(findings), errors
+
+
+def _file_local(rule: CompiledRule) -> bool:
+    """Whether checking one file costs about that file (call and sequence rules, file-scoped
+    absence rules), so that a file-by-file re-run costs about one whole run."""
+    if rule.kind in ("call", "sequence"):
+        return True
+    return rule.kind == "absent" and getattr(rule.spec, "scope", "entry") != "entry"
+
+
+def _site_crashes(rule: CompiledRule, mc: MatchContext) -> List[Diagnostic]:
+    """One diagnostic per file where the rule could not evaluate a site (:meth:`MatchContext.isolated`)."""
+    out: List[Diagnostic] = []
+    seen = set()
+    for fi, exc in mc.site_crashes:
+        if fi not in seen:
+            seen.add(fi)
+            out.append(_crash(rule, mc, [fi], exc))
+    mc.site_crashes.clear()
+    return out
 
 
 def _crash(rule: CompiledRule, mc: MatchContext, files: Sequence[int], exc: BaseException) -> Diagnostic:
@@ -64,7 +87,7 @@ def _crash(rule: CompiledRule, mc: MatchContext, files: Sequence[int], exc: Base
     return Diagnostic(
         ErrorKind.INTERNAL, where,
         f"rule {rule.id} crashed: {type(exc).__name__}: {exc} ({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno}); "
-        "its findings here are missing — please report this", rule=rule.id)
+        f"its findings {'here' if len(files) == 1 else 'in this run'} are missing — please report this", rule=rule.id)
 
 
 def _dedupe(findings: List[Finding]) -> List[Finding]:

@@ -8,7 +8,7 @@ resolving the whole project.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import AbsentSpec, CompiledRule
 from linter.match.context import MatchContext
@@ -61,28 +61,35 @@ def run_absent_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], 
     out: List[Finding] = []
     linted = set(files)
     for e in mc.roles.entries():
-        if e not in linted:
-            continue
-        if role not in mc.roles.entry_roles(e):
-            continue
-        if spec.framework:
-            fws = mc.roles.entry_step_frameworks(e, role)
-            if not fws:
-                fws = set(mc.file_frameworks(e))
-            if spec.framework not in fws:
-                continue
-        closure = import_closure(mc, e)
-        if any(_reaches(mc, e, closure, fi, cid) for fi, cid in sites):
-            continue
-        if spec.unknown_may_satisfy is not None and _unverifiable(mc, spec, e, closure):
-            continue  # an unresolvable helper (e.g. `seed_everything` from a package we cannot see) may do it
-        line, col = mc.roles.main_path_line(e, role)
-        data: Dict[str, str] = {"entry": mc.p.files[e].path}
-        misses = _near_misses(mc, closure, good)
-        if misses:
-            data["seed_calls"] = misses
-        out.append(make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang))
+        if e in linted:
+            finding = mc.isolated(e, lambda: _entry_finding(rule, mc, spec, role, sites, good, e, lang), None)
+            if finding is not None:
+                out.append(finding)
     return out
+
+
+def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role: str, sites: Sequence[Tuple[int, int]],
+                   good: Set[Tuple[int, int]], e: int, lang: str) -> Optional[Finding]:
+    """The finding of one entry script that never reaches a satisfying call, if any."""
+    if role not in mc.roles.entry_roles(e):
+        return None
+    if spec.framework:
+        fws = mc.roles.entry_step_frameworks(e, role)
+        if not fws:
+            fws = set(mc.file_frameworks(e))
+        if spec.framework not in fws:
+            return None
+    closure = import_closure(mc, e)
+    if any(_reaches(mc, e, closure, fi, cid) for fi, cid in sites):
+        return None
+    if spec.unknown_may_satisfy is not None and _unverifiable(mc, spec, e, closure):
+        return None  # an unresolvable helper (e.g. `seed_everything` from a package we cannot see) may do it
+    line, col = mc.roles.main_path_line(e, role)
+    data: Dict[str, str] = {"entry": mc.p.files[e].path}
+    misses = _near_misses(mc, closure, good)
+    if misses:
+        data["seed_calls"] = misses
+    return make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang)
 
 
 _KNOWN_ROOTS = frozenset({"numpy", "random", "builtins", "os", "time", "math", "sys", "secrets"})

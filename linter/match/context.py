@@ -86,6 +86,19 @@ class MatchContext:
         self._all_candidates: Dict[int, List[Call]] = {}
         self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = {}
         self.assume: Dict[str, Any] = {}
+        self.site_crashes: List[Tuple[int, BaseException]] = []
+        """(file, exception) of sites a rule could not evaluate (see :meth:`isolated`); drained
+        into diagnostics by the rule runner after each rule."""
+
+    def isolated(self, fi: int, compute: Callable[[], Any], default: Any) -> Any:
+        """``compute()``, or ``default`` when it raises: a project-wide rule (flow, entry)
+        that trips on one site loses that site, not every file's findings — and is not
+        re-run file by file, which would cost the whole project once per file."""
+        try:
+            return compute()
+        except Exception as exc:   # RecursionError included
+            self.site_crashes.append((fi, exc))
+            return default
 
     # ------------------------------------------------------------------ versions
     def version_label(self, framework: Optional[str]) -> str:

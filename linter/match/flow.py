@@ -174,14 +174,18 @@ class StateFlow:
     def _collect_events(self) -> None:
         allfiles = range(len(self.p.files))
         fw = self.rule.framework
+        mc = self.mc
         for eff in self.spec.transitions:
             assert eff.pattern is not None
-            for fi, cid in self.mc.candidates(eff.pattern, allfiles):
-                site = self.mc.match(eff.pattern, fi, cid, framework=fw)
+            pattern = eff.pattern
+            for fi, cid in mc.candidates(pattern, allfiles):
+                site = mc.isolated(fi, lambda: mc.match(pattern, fi, cid, framework=fw), None)
                 if site is None:
                     continue
-                ev = self.events.setdefault((fi, cid), _Event(label=_label(self.mc, fi, cid)))
-                targets = self._targets(eff, site)
+                targets = mc.isolated(fi, lambda: self._targets(eff, site), None)
+                if targets is None:
+                    continue
+                ev = self.events.setdefault((fi, cid), _Event(label=_label(mc, fi, cid)))
                 if eff.kind == "with":
                     if eff.on == "exit":
                         ev.with_exit = targets
@@ -191,9 +195,10 @@ class StateFlow:
                     ev.to = targets
         for eff in self.spec.sinks:
             assert eff.pattern is not None
-            for fi, cid in self.mc.candidates(eff.pattern, allfiles):
-                if self.mc.match(eff.pattern, fi, cid, framework=fw) is not None:
-                    self.events.setdefault((fi, cid), _Event(label=_label(self.mc, fi, cid))).sink = True
+            pattern = eff.pattern
+            for fi, cid in mc.candidates(pattern, allfiles):
+                if mc.isolated(fi, lambda: mc.match(pattern, fi, cid, framework=fw), None) is not None:
+                    self.events.setdefault((fi, cid), _Event(label=_label(mc, fi, cid))).sink = True
 
     def _targets(self, eff: Effect, site: Any) -> FrozenSet[str]:
         if eff.to is not None:
@@ -415,7 +420,8 @@ class StateFlow:
                 continue
             done.add(site)
             frame = _Frame(site[0], site[1], summary_mode=False)
-            self._exec_block(frame, self.p.files[site[0]].funcs[site[1]].body, entry)
+            self.mc.isolated(site[0], lambda: self._exec_block(frame, self.p.files[site[0]].funcs[site[1]].body, entry),
+                             None)
             for nxt in sorted(set(self.initial_into) - done):
                 todo.append((nxt, self.initial_into[nxt]))
         self._resolve_pending()
@@ -452,17 +458,22 @@ class StateFlow:
             return _Summary(exits=frozenset(((ANY, None, _ENTRY),)))
         self.active.add(site)
         try:
-            frame = _Frame(site[0], site[1], summary_mode=True)
-            end = self._exec_block(frame, self.p.files[site[0]].funcs[site[1]].body, frozenset(((ANY, None, _ENTRY),)))
-            exits = end
-            for path in frame.exits:
-                exits = _join(exits, path)
-            summ = _Summary(exits=frozenset(exits), sink_keys=frozenset(frame.sink_keys),
-                            sink_sites=frozenset(frame.sink_sites), loop_sink=frame.loop_sink)
+            # a function the interpreter trips on changes nothing and reaches no sink
+            summ = self.mc.isolated(site[0], lambda: self._summarise(site),
+                                    _Summary(exits=frozenset(((ANY, None, _ENTRY),))))
         finally:
             self.active.discard(site)
         self.summaries[site] = summ
         return summ
+
+    def _summarise(self, site: Site) -> _Summary:
+        frame = _Frame(site[0], site[1], summary_mode=True)
+        end = self._exec_block(frame, self.p.files[site[0]].funcs[site[1]].body, frozenset(((ANY, None, _ENTRY),)))
+        exits = end
+        for path in frame.exits:
+            exits = _join(exits, path)
+        return _Summary(exits=frozenset(exits), sink_keys=frozenset(frame.sink_keys),
+                        sink_sites=frozenset(frame.sink_sites), loop_sink=frame.loop_sink)
 
     # ------------------------------------------------------------------ interpreter
     def _exec_block(self, fr: _Frame, block: Sequence[Stmt], S: State) -> State:
@@ -1111,15 +1122,18 @@ class TaintFlow:
             if eff.kind != "call" or eff.pattern is None:
                 continue
             for fi, cid in self.mc.candidates(eff.pattern, allfiles):
-                site = self.mc.match(eff.pattern, fi, cid, framework=fw)
-                if site is None:
-                    continue
-                a = site.arg(eff.arg) if eff.arg else (site.call.args[0] if site.call.args else None)
-                if a is None:
-                    continue
-                self._handle(fi, cid, self.taint(fi, site.call.scope, a.value), (fi, cid))
+                self.mc.isolated(fi, lambda: self._sink(eff, fi, cid, fw), None)
         linted = set(files)
         return [self._finding(fi, cid, info) for (fi, cid), info in sorted(self.reports.items()) if fi in linted]
+
+    def _sink(self, eff: Effect, fi: int, cid: int, fw: Optional[str]) -> None:
+        assert eff.pattern is not None
+        site = self.mc.match(eff.pattern, fi, cid, framework=fw)
+        if site is None:
+            return
+        a = site.arg(eff.arg) if eff.arg else (site.call.args[0] if site.call.args else None)
+        if a is not None:
+            self._handle(fi, cid, self.taint(fi, site.call.scope, a.value), (fi, cid))
 
     def _handle(self, fi: int, cid: int, t: Taint, sink: CallKey) -> None:
         for o in sorted(t, key=repr):

@@ -613,3 +613,70 @@ def test_project_calls_stay_inside_the_program_of_the_call(tmp_path) -> None:
     }
     findings = _probe(tmp_path, "shuffled-in-program", match, src)
     assert sorted((f.path, f.span.line) for f in findings) == [("b/train.py", 2)]
+
+
+_STEP_WITHOUT_SET_TRAIN = """
+import numpy as np
+from mindspore import nn
+net = nn.SequentialCell([nn.Dense(2, 2), nn.Dropout(p=0.5)])
+train_net = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Adam(net.trainable_params()))
+if __name__ == "__main__":
+    for x, y in np.load("data.npy"):
+        train_net(x, y)
+"""
+
+
+def test_a_site_a_flow_rule_trips_on_costs_that_site_only(monkeypatch) -> None:
+    """A project-wide rule that cannot evaluate one call loses that call (reported, with its
+    file) — not the whole run's findings, and it is not re-run file by file (which costs the
+    whole project once per file: minutes on a many-project tree)."""
+    import linter.match.flow as flow
+    from linter.match.context import MatchContext
+
+    collected = []
+    orig_collect = flow.StateFlow._collect_events
+    orig_match = MatchContext.match
+
+    def counting(self):
+        collected.append(self.rule.id)
+        return orig_collect(self)
+
+    def tripping(self, pattern, fi, cid, framework=None):
+        if self.p.files[fi].path == "bad.py":
+            raise RecursionError("synthetic")
+        return orig_match(self, pattern, fi, cid, framework=framework)
+
+    monkeypatch.setattr(flow.StateFlow, "_collect_events", counting)
+    monkeypatch.setattr(MatchContext, "match", tripping)
+    res = lint({"train.py": _STEP_WITHOUT_SET_TRAIN, "bad.py": "from mindspore import nn\nnet = nn.Dense(2, 2)\nnet.set_train()\n",
+                "other.py": "x = 1\n"}, select="API201")
+    assert [(f.rule, f.path) for f in res.findings] == [("API201", "train.py")]
+    assert collected == ["API201"]          # one event collection for the whole tree
+    (err,) = res.errors
+    assert err.path.endswith("bad.py") and err.rule == "API201" and "recursion limit" in err.message
+
+
+def test_a_project_wide_rule_that_crashes_is_reported_once_not_rerun_per_file(monkeypatch) -> None:
+    import linter.match.flow as flow
+
+    runs = []
+
+    def boom(self, files):
+        runs.append(len(files))
+        raise ValueError("synthetic failure")
+
+    monkeypatch.setattr(flow.StateFlow, "run", boom)
+    res = lint({f"m{i}.py": _STEP_WITHOUT_SET_TRAIN for i in range(5)}, select="API201")
+    assert runs == [5] and res.findings == []
+    (err,) = res.errors
+    assert "API201" in err.message and "synthetic failure" in err.message and "in this run" in err.message
+
+
+def test_an_import_cycle_has_no_value_and_stops() -> None:
+    """`from b import x` in a and `from a import x` in b (same-named modules of many projects
+    in one tree resolve into each other): no value, no endless recursion."""
+    res = lint({"a.py": "from b import rate\nfrom mindspore import nn\nd = nn.Dropout(rate)\n",
+                "b.py": "from a import rate\n",
+                "c.py": "from mindspore import nn\nd = nn.Dropout(0.1)\n"}, select="API101")
+    assert res.errors == []       # it hit the recursion limit before
+    assert [(f.path, f.span.line) for f in res.findings] == [("a.py", 3), ("c.py", 2)]
