@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from typing import TYPE_CHECKING, List, Optional, Sequence, TextIO
 
 from linter import __version__
@@ -60,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("--isolated", action="store_true", help="ignore configuration files")
     pf = c.add_argument_group("performance")
     pf.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing and matching (default: the number of CPUs)")
+    pf.add_argument("--profile", action="store_true",
+                    help="after the report, print on stderr where the time went: each stage (discover, parse, context, "
+                         "index, program model, rules, ...) and each rule, slowest first, and the peak memory")
     pf.add_argument("--max-file-size", type=float, metavar="MB",
                     help="files larger than this are reported (kind 'limit') instead of parsed (default: 2)")
     pf.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
@@ -148,6 +152,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.max_file_size is not None and not args.max_file_size > 0:
         err.write("trainlint: --max-file-size must be a positive number of megabytes\n")
         return EXIT_ERROR
+    started = time.perf_counter()
     try:
         st = resolve_settings(paths, cwd, _cli_overrides(args))
     except RuleErrors as exc:
@@ -156,7 +161,24 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ConfigError as exc:
         err.write(f"trainlint: configuration error: {exc}\n")
         return EXIT_ERROR
+    from linter.report.progress import observer_for, write_profile
+    from linter.stages import Stage
 
+    # no bar for fix rounds (several runs, then a diff) or an editor's buffer
+    obs, stop_bar = observer_for(err, st.format, args.quiet or args.fix or args.diff or stdin_name is not None, st.lang)
+    obs.stages.append(Stage("settings", time.perf_counter() - started, "configuration and compiled rule packs"))
+    st.options.observer = obs
+    try:
+        code = _check(args, st, paths, stdin_name, cwd, out, err, stop_bar)
+    finally:
+        stop_bar()
+    if args.profile:
+        write_profile(err, obs, time.perf_counter() - started)
+    return code
+
+
+def _check(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[str], cwd: str,
+           out: TextIO, err: TextIO, stop_bar) -> int:
     from linter.api import check_paths, check_stdin
     from linter.discover import is_excluded
     from linter.report.run import Report
@@ -181,10 +203,17 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     from linter.fix.run import annotate
 
+    stop_bar()   # the report takes the terminal
     _encoding(out, st.format)
-    report = Report(result, st, cwd)
-    if st.format in ANNOTATED_FORMATS and not args.statistics:
-        report.fixable = annotate(result, st.packs.rules, st.lang, st.options.cache, st.packs.digest, st.options.jobs)
+    obs = st.options.observer
+    with obs.stage("report"):
+        report = Report(result, st, cwd)
+        if st.format in ANNOTATED_FORMATS and not args.statistics:
+            report.fixable = annotate(result, st.packs.rules, st.lang, st.options.cache, st.packs.digest, st.options.jobs)
+        return _finish_check(args, report, cwd, out, err)
+
+
+def _finish_check(args: argparse.Namespace, report: "Report", cwd: str, out: TextIO, err: TextIO) -> int:
     if args.write_baseline:
         try:
             n = report.write_baseline(os.path.join(cwd, args.write_baseline))

@@ -19,7 +19,7 @@ import os
 import pickle
 import sys
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from linter.cache import Cache
 from linter.model import Diagnostic, ErrorKind
@@ -86,15 +86,17 @@ def _batches(items: List[Tuple[int, str, bytes]], jobs: int) -> List[List[Tuple[
     """Largest files first, dealt round-robin into ~4 batches per worker (balance without
     per-file overhead)."""
     items = sorted(items, key=lambda t: -len(t[2]))
-    n = max(1, min(len(items), jobs * 4))
+    # ~4 per worker balance the load; more on large runs, so the progress bar moves
+    n = max(1, min(len(items), max(jobs * 4, min(len(items) // 50, jobs * 32))))
     out: List[List[Tuple[int, str, bytes]]] = [[] for _ in range(n)]
     for i, item in enumerate(items):
         out[i % n].append(item)
     return [b for b in out if b]
 
 
-def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cache] = None) -> List[Entry]:
-    """Entries for ``(path, bytes)`` items, in order."""
+def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cache] = None,
+         tick: Optional[Callable[[int], None]] = None) -> List[Entry]:
+    """Entries for ``(path, bytes)`` items, in order; ``tick(done)`` as files complete."""
     results: List[Optional[Entry]] = [None] * len(items)
     keys: List[Optional[str]] = [None] * len(items)
     use_cache = cache is not None and cache.enabled
@@ -108,9 +110,12 @@ def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cach
                     results[i] = hit
                     continue
             todo.append((i, path, data))
+        done = len(items) - len(todo)
+        if tick is not None:
+            tick(done)
         size = sum(len(d) for _, _, d in todo)
         if jobs > 1 and len(todo) > 1 and size >= PARALLEL_MIN_BYTES:
-            for i, blob in _parallel(todo, jobs).items():
+            for i, blob in _parallel(todo, jobs, tick, done).items():
                 entry = results[i] = pickle.loads(blob)
                 if use_cache and not _has_io_error(entry):
                     cache.put_bytes("facts", cache.facts_ns, keys[i], blob)  # type: ignore[union-attr,arg-type]
@@ -119,6 +124,9 @@ def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cach
                 entry = results[i] = parse_bytes(path, data)
                 if use_cache and not _has_io_error(entry):
                     cache.put("facts", cache.facts_ns, keys[i], entry)  # type: ignore[union-attr,arg-type]
+                done += 1
+                if tick is not None:
+                    tick(done)
     return results  # type: ignore[return-value]
 
 
@@ -126,7 +134,8 @@ def _has_io_error(entry: Optional[Entry]) -> bool:
     return entry is not None and any(d.kind in (ErrorKind.IO, ErrorKind.INTERNAL, ErrorKind.LIMIT) for d in entry[3])
 
 
-def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int) -> Dict[int, bytes]:
+def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int, tick: Optional[Callable[[int], None]] = None,
+              done: int = 0) -> Dict[int, bytes]:
     from concurrent.futures import ProcessPoolExecutor
 
     batches = _batches(todo, jobs)
@@ -138,9 +147,12 @@ def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int) -> Dict[int, bytes]
                 blobs = fut.result()
             except Exception:  # a dead worker (killed, out of memory, a crash in the parser)
                 out.update(_isolated(batch))
-                continue
-            for (i, _, _), blob in zip(batch, blobs):
-                out[i] = blob
+            else:
+                for (i, _, _), blob in zip(batch, blobs):
+                    out[i] = blob
+            done += len(batch)
+            if tick is not None:
+                tick(done)
     return out
 
 

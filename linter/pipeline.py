@@ -33,6 +33,7 @@ from linter.match import run_rules
 from linter.match.context import MatchContext
 from linter.model import CellSpan, Diagnostic, ErrorKind, Finding, Severity, Span
 from linter.sources import decode, source_lines
+from linter.stages import Observer
 from linter.suppress import apply_suppressions, suppression_problems
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ class Options:
     """Facts cache (None = parse everything)."""
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     """Bytes; larger files are reported (kind ``limit``) and not parsed."""
+    observer: Optional[Observer] = None
+    """Receives stage and rule timings and progress ticks (``--profile``, the progress bar)."""
 
 
 @dataclass
@@ -331,8 +334,9 @@ def listing(path: str, memory: Optional[Dict[str, bytes]] = None) -> Tuple[str, 
         return ()
 
 
-def load_units(units: Sequence[Unit], options: Options) -> List[Diagnostic]:
-    """Stage 2: facts for every unit that has none yet (cache, else parsed, in parallel)."""
+def load_units(units: Sequence[Unit], options: Options, phase: str = "parse") -> List[Diagnostic]:
+    """Stage 2: facts for every unit that has none yet (cache, else parsed, in parallel);
+    ``phase`` names the progress ticks (files done of total)."""
     from linter import parse
 
     errors: List[Diagnostic] = []
@@ -352,7 +356,10 @@ def load_units(units: Sequence[Unit], options: Options) -> List[Diagnostic]:
             continue
         todo.append(u)
         items.append((u.path, u.data))
-    for u, (facts, source, notebook, diags) in zip(todo, parse.load(items, options.jobs, options.cache)):
+    obs = options.observer
+    tick = (lambda done: obs.tick(phase, done, len(items))) if obs is not None and obs.progress is not None \
+        and items else None
+    for u, (facts, source, notebook, diags) in zip(todo, parse.load(items, options.jobs, options.cache, tick)):
         if facts is not None and facts.path != u.path:
             facts = facts._replace(path=u.path)   # cached facts are keyed by content, not path
         u.facts, u.source, u.notebook, u.data = facts, source, notebook, None
@@ -363,14 +370,23 @@ def load_units(units: Sequence[Unit], options: Options) -> List[Diagnostic]:
 def run(units: List[Unit], packs: RulePacks, options: Options, read_context: bool = True,
         probes: Optional[Probes] = None, keep_context: bool = False) -> RunResult:
     """Stages 2–7 over prepared units (paths already discovered)."""
+    obs = options.observer if options.observer is not None else Observer()
     present, project, errors = link(units, packs, options, probes, read_context)
-    roles = Roles(project, packs.roles)
-    mc = MatchContext(project, roles, options.versions)
-    mc.version_sources = dict(options.version_sources)
+    with obs.stage("index"):
+        roles = Roles(project, packs.roles)
+        mc = MatchContext(project, roles, options.versions)
+        mc.version_sources = dict(options.version_sources)
     linted = [i for i, u in enumerate(present) if u.linted]
     rules = [r for r in packs.rules if (r.default_on if options.select is None else options.select(r.id))]
-    findings, rule_errors = run_rules(rules, mc, linted, options.lang, options.jobs)
+    findings, rule_errors = run_rules(rules, mc, linted, options.lang, options.jobs, obs)
     errors += rule_errors
+    with obs.stage("suppressions"):
+        return _finish(units, present, packs, options, mc, rules, findings, errors, keep_context)
+
+
+def _finish(units: List[Unit], present: List[Unit], packs: RulePacks, options: Options, mc: MatchContext,
+            rules: List[Any], findings: List[Finding], errors: List[Diagnostic], keep_context: bool) -> RunResult:
+    """Stages 6–7: suppressions and configuration applied, findings sorted."""
     sources = {u.path: u.source for u in present if u.linted}
     findings, suppressed, comments = apply_suppressions(findings, {u.path: u.facts for u in present if u.linted}, sources)
     names = {r.id: r.id for r in packs.rules}
@@ -401,13 +417,20 @@ def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional
     """Stages 2–3: facts for every unit (``units`` grows by the project files they import,
     read for context) and the project index over those that parsed."""
     probes = probes or Probes()
-    errors = load_units(units, options)
+    obs = options.observer if options.observer is not None else Observer()
+    todo = sum(1 for u in units if u.facts is None and u.source is None)
+    with obs.stage("parse", f"{todo:,} file{'s' if todo != 1 else ''}"):
+        errors = load_units(units, options)
     if read_context:
-        errors += _add_context(units, options, probes, packs.roles)
+        before = len(units)
+        with obs.stage("context") as st:
+            errors += _add_context(units, options, probes, packs.roles)
+            st.detail = f"{len(units) - before:,} imported or entry file{'s' if len(units) - before != 1 else ''}"
     present = [u for u in units if u.facts is not None]
-    project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
-                      packs.apis, exists=probes.isfile if read_context or probes._memory is not None else None,
-                      read=probes.read, listdir=probes.listdir)
+    with obs.stage("index"):
+        project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
+                          packs.apis, exists=probes.isfile if read_context or probes._memory is not None else None,
+                          read=probes.read, listdir=probes.listdir)
     return present, project, errors
 
 
@@ -468,7 +491,7 @@ def _add_context(units: List[Unit], options: Options, probes: Probes, roles: Any
     modmap = ModuleMap(known, {os.path.normpath(u.abspath): u.root for u in units})
     scripts = _nearby_scripts(units, known, probes, roles)
     errors += [Diagnostic(e.kind, e.path, f"entry script not analysed: {e.message}", e.line, e.column, fatal=False)
-               for e in load_units(scripts, options)]
+               for e in load_units(scripts, options, "context")]
     units.extend(scripts)
     level = [u for u in units if u.facts is not None]
     added = len(scripts)
@@ -488,7 +511,7 @@ def _add_context(units: List[Unit], options: Options, probes: Probes, roles: Any
                     modmap.add(target, u.root)
                     rel = os.path.relpath(target)
                     new.append(Unit(rel if not rel.startswith("..") else target, target, u.root, linted=False))
-        for e in load_units(new, options):
+        for e in load_units(new, options, "context"):
             # Not a file the user asked about, but its facts are now missing from cross-file
             # rules: say so, as a warning.
             errors.append(Diagnostic(e.kind, e.path, f"imported module not analysed: {e.message}",

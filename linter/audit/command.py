@@ -59,7 +59,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"trainlint audit: {exc}\n")
         return 2
     lang = st.lang
-    progress, done = _progress(err)
+    progress, done = _progress(err, lang)
     try:
         result = audit_path(args.path, st.packs, st.options, cwd, st.walk, spec, progress)
     finally:
@@ -103,22 +103,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 1 if found and not args.exit_zero else 0
 
 
-def _progress(err: TextIO) -> "tuple[Optional[Callable[[str, int, int], None]], Callable[[], None]]":
-    """A progress bar on a terminal (stderr), nothing otherwise."""
-    if not (hasattr(err, "isatty") and err.isatty()) or os.environ.get("TRAINLINT_NO_PROGRESS"):
+def _progress(err: TextIO, lang: str) -> "tuple[Optional[Callable[[str, int, int], None]], Callable[[], None]]":
+    """A progress bar on a terminal (stderr): the engine's phases, then the projects."""
+    from linter.report.progress import progress_bar, wants_progress
+
+    if not wants_progress(err):
         return None, lambda: None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
-
-    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   console=Console(file=err), transient=True)
-    bar.start()
-    tasks: dict = {}
-
-    def update(stage: str, done: int, total: int) -> None:
-        if stage not in tasks:
-            text = "checking files" if stage == "check" else "auditing projects"
-            tasks[stage] = bar.add_task(text, total=total or None)
-        bar.update(tasks[stage], completed=done, total=total or None)
-
-    return update, bar.stop
+    return progress_bar(err, lang)

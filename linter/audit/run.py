@@ -1,8 +1,9 @@
 """Run an audit: one engine run, then projects, decisions and the inventory (see the package docstring)."""
 from __future__ import annotations
 
+import dataclasses
 import os
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from linter.audit.decide import decide_item
 from linter.audit.model import AuditResult, FactValue, ProjectResult
@@ -15,10 +16,7 @@ from linter.index.roles import TRAINING
 from linter.match.context import MatchContext
 from linter.model import Diagnostic, ErrorKind, Finding
 from linter.pipeline import Options, RunResult, run
-
-Progress = Callable[[str, int, int], None]
-"""(stage, done, total) — the CLI draws a progress bar from it."""
-
+from linter.stages import Observer, Progress
 
 def audit_path(path: str, packs: RulePacks, options: Options, cwd: Optional[str] = None, walk: Optional[Walk] = None,
                spec: Optional[AuditSpec] = None, progress: Optional[Progress] = None) -> AuditResult:
@@ -28,11 +26,10 @@ def audit_path(path: str, packs: RulePacks, options: Options, cwd: Optional[str]
     from linter.api import discover_units
 
     units, errors = discover_units([path], cwd, walk)
-    if progress:
-        progress("check", 0, 1)
+    if progress and options.observer is None:
+        # the engine's phases (files parsed, rules run) on the same bar
+        options = dataclasses.replace(options, observer=Observer(progress=progress))
     result = run(units, packs, options, keep_context=True)
-    if progress:
-        progress("check", 1, 1)
     errors = sorted(errors + result.errors, key=Diagnostic.sort_key)
     mc = result.context
     if mc is None:   # nothing parsed

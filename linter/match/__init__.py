@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import time
 import traceback
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -10,6 +11,7 @@ from linter.compiler.build import CompiledRule
 from linter.index.values import Cls, Func
 from linter.match.context import MatchContext
 from linter.model import Diagnostic, ErrorKind, Finding
+from linter.stages import Observer
 
 
 def run_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: str) -> List[Finding]:
@@ -174,44 +176,62 @@ def _warm_up(mc: MatchContext) -> None:
         roles.program_evidence(e)
 
 
-def _run_one(index: int) -> Tuple[List[Finding], List[Diagnostic]]:
+Result = Tuple[List[Finding], List[Diagnostic], float]
+"""A rule's findings, the problems it met, and the seconds it took."""
+
+
+def _timed(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: str) -> Result:
+    start = time.perf_counter()
+    findings, errors = _guarded(rule, mc, files, lang)
+    return findings, errors, time.perf_counter() - start
+
+
+def _run_one(index: int) -> Result:
     assert _STATE is not None
     rules, mc, files, lang = _STATE
-    return _guarded(rules[index], mc, files, lang)
+    return _timed(rules[index], mc, files, lang)
 
 
 def run_rules(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int],
-              lang: str, jobs: int = 1) -> Tuple[List[Finding], List[Diagnostic]]:
+              lang: str, jobs: int = 1, observer: Optional[Observer] = None) -> Tuple[List[Finding], List[Diagnostic]]:
     """Every rule over ``files``, each from the same resolved state (see above): on a large
     project in forked workers (``jobs`` at a time) that share the index copy-on-write, on a
     small one in this process, restoring a snapshot between rules. Either way the findings
-    are the same for every ``jobs``."""
+    are the same for every ``jobs``. Stage and rule times go to ``observer``."""
+    obs = observer if observer is not None else Observer()
     findings: List[Finding] = []
     errors: List[Diagnostic] = []
     rules = _applicable(rules, mc)
     order = sorted(range(len(rules)), key=lambda i: (_COST.get(rules[i].kind, 9), i))
     calls = sum(len(mc.p.files[fi].calls) for fi in range(len(mc.p.files)))
-    results: List[Tuple[List[Finding], List[Diagnostic]]] = []
+    results: List[Result] = []
     if len(rules) > 1 and calls >= PARALLEL_MIN_CALLS and sys.platform.startswith("linux"):
-        results = _forked(rules, mc, files, lang, jobs, order)
+        results = _forked(rules, mc, files, lang, jobs, order, obs)
     elif len(rules) > 1:
-        results = _in_process(rules, mc, files, lang, order)
+        results = _in_process(rules, mc, files, lang, order, obs)
     else:
-        results = [_guarded(rules[i], mc, files, lang) for i in order]
-    for f, e in results:
+        with obs.stage("rules", f"{len(rules)} rule{'s' if len(rules) != 1 else ''}"):
+            results = [_timed(rules[i], mc, files, lang) for i in order]
+    for i, (f, e, seconds) in zip(order, results):
         findings += f
         errors += e
+        obs.rules[rules[i].id] = seconds
     return findings, errors
 
 
 def _in_process(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int], lang: str,
-                order: Sequence[int]) -> List[Tuple[List[Finding], List[Diagnostic]]]:
-    _warm_up(mc)
-    start = _snapshot(mc)
+                order: Sequence[int], obs: Observer) -> List[Result]:
+    with obs.stage("program model"):
+        obs.tick("model", 0, 1)
+        _warm_up(mc)
+        start = _snapshot(mc)
     out = []
-    for i in order:
-        _restore(mc, start)
-        out.append(_guarded(rules[i], mc, files, lang))
+    with obs.stage("rules", f"{len(rules)} rules"):
+        for n, i in enumerate(order):
+            obs.tick("rules", n, len(order))
+            _restore(mc, start)
+            out.append(_timed(rules[i], mc, files, lang))
+        obs.tick("rules", len(order), len(order))
     _restore(mc, start)
     return out
 
@@ -230,26 +250,33 @@ def _applicable(rules: Sequence[CompiledRule], mc: MatchContext) -> List[Compile
 
 
 def _forked(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int], lang: str, jobs: int,
-            order: Sequence[int]) -> List[Tuple[List[Finding], List[Diagnostic]]]:
+            order: Sequence[int], obs: Observer) -> List[Result]:
     import multiprocessing
 
     global _STATE
     _STATE = (rules, mc, files, lang)
     try:
         ctx = multiprocessing.get_context("fork")
-        _warm_up(mc)
+        with obs.stage("program model"):
+            obs.tick("model", 0, 1)
+            _warm_up(mc)
         # the shared state stays out of the workers' garbage collections, which would
         # otherwise touch (and copy) every page of it
         gc.freeze()
+        workers = max(1, min(jobs, len(rules)))
+        obs.workers = workers
         # one task per worker: every rule starts from the state forked here
-        with ctx.Pool(processes=max(1, min(jobs, len(rules))), maxtasksperchild=1) as pool:
+        with obs.stage("rules", f"{len(rules)} rules in {workers} worker{'s' if workers != 1 else ''}"), \
+                ctx.Pool(processes=workers, maxtasksperchild=1) as pool:
             pending = [(i, pool.apply_async(_run_one, (i,))) for i in order]
             out = []
-            for i, res in pending:
+            for n, (i, res) in enumerate(pending):
+                obs.tick("rules", n, len(pending))
                 try:
                     out.append(res.get())
                 except Exception:  # the worker died: run the rule here
-                    out.append(_guarded(rules[i], mc, files, lang))
+                    out.append(_timed(rules[i], mc, files, lang))
+            obs.tick("rules", len(pending), len(pending))
             return out
     finally:
         _STATE = None
