@@ -26,14 +26,18 @@ class ConfigMap:
     """One mapping of a configuration file: key → (value, line). Values are scalars, tuples
     (lists) or nested :class:`ConfigMap`."""
 
-    __slots__ = ("path", "items")
+    __slots__ = ("path", "items", "_repr")
 
     def __init__(self, path: str, items: Dict[str, Tuple[Any, int]]) -> None:
         self.path = path
         self.items = items
+        self._repr: Optional[str] = None
 
     def __repr__(self) -> str:
-        return f"ConfigMap({self.path!r}, {sorted(self.items)!r})"
+        # values are ordered by their repr (deterministic output), asked very often: kept
+        if self._repr is None:
+            self._repr = f"ConfigMap({self.path!r}, {sorted(self.items)!r})"
+        return self._repr
 
 
 def parse_config(path: str, data: bytes) -> Optional[ConfigMap]:

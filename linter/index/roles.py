@@ -83,6 +83,7 @@ class Roles:
         self._reach: Dict[Site, FrozenSet[int]] = {}
         self._step_sites: Dict[str, List[Tuple[int, int]]] = {}
         self._leads: Dict[str, Set[Site]] = {}
+        self._step_fws: Dict[str, Dict[int, Set[str]]] = {}
         self._guards: Dict[Site, Dict[int, Tuple[Tuple[Expr, bool], ...]]] = {}
         self._targets: Dict[int, Dict[int, Tuple[str, ...]]] = {}
         self._ctx: Dict[Tuple[str, int, int], Dict[str, str]] = {}
@@ -622,19 +623,26 @@ class Roles:
 
     def entry_step_frameworks(self, fi: int, role: str) -> Set[str]:
         """Frameworks of the ``role`` steps the entry reaches."""
-        out: Set[str] = set()
+        return set(self.p.memo(self._step_fws, role, lambda: self._step_frameworks(role)).get(fi, ()))
+
+    def _step_frameworks(self, role: str) -> Dict[int, Set[str]]:
+        """Entry → frameworks of the ``role`` steps it reaches, in one pass over the steps
+        (per entry, that pass would cost entries × steps on a tree of many projects)."""
+        out: Dict[int, Set[str]] = {}
         for sfi, cid in self.step_sites(role):
-            scope = self.p.files[sfi].calls[cid].scope
-            if fi in self.reaching_entries(sfi, scope):
-                for n in self.p.call_names(sfi, cid):
-                    if n.startswith("?."):
-                        # `loss.backward()` on an untyped value: the framework of its file
-                        out |= self._file_frameworks(sfi)
-                        break
-                    fw = self.p.apis.framework_of(n)
-                    if fw:
-                        out.add(fw)
-                        break
+            fws: Set[str] = set()
+            for n in self.p.call_names(sfi, cid):
+                if n.startswith("?."):
+                    # `loss.backward()` on an untyped value: the framework of its file
+                    fws = self._file_frameworks(sfi)
+                    break
+                fw = self.p.apis.framework_of(n)
+                if fw:
+                    fws = {fw}
+                    break
+            if fws:
+                for e in self.reaching_entries(sfi, self.p.files[sfi].calls[cid].scope):
+                    out.setdefault(e, set()).update(fws)
         return out
 
     def _file_frameworks(self, fi: int) -> Set[str]:

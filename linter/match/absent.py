@@ -58,19 +58,24 @@ def run_absent_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], 
     role = spec.entry_role or "training"
     sites = _satisfied_by(mc, spec, rule)
     good = set(sites)
+    # the entries each satisfying call serves, in one pass over the calls (asking per entry
+    # would cost entries × calls on a tree of many projects)
+    served: Set[int] = set()
+    for fi, cid in sites:
+        served.update(e for e in mc.roles.call_entries(fi, cid) if _reaches(mc, e, import_closure(mc, e), fi, cid))
     out: List[Finding] = []
     linted = set(files)
     for e in mc.roles.entries():
-        if e in linted:
-            finding = mc.isolated(e, lambda: _entry_finding(rule, mc, spec, role, sites, good, e, lang), None)
+        if e in linted and e not in served:
+            finding = mc.isolated(e, lambda: _entry_finding(rule, mc, spec, role, good, e, lang), None)
             if finding is not None:
                 out.append(finding)
     return out
 
 
-def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role: str, sites: Sequence[Tuple[int, int]],
+def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role: str,
                    good: Set[Tuple[int, int]], e: int, lang: str) -> Optional[Finding]:
-    """The finding of one entry script that never reaches a satisfying call, if any."""
+    """The finding of one entry script that reaches no satisfying call, if it has the role."""
     if role not in mc.roles.entry_roles(e):
         return None
     if spec.framework:
@@ -80,8 +85,6 @@ def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role:
         if spec.framework not in fws:
             return None
     closure = import_closure(mc, e)
-    if any(_reaches(mc, e, closure, fi, cid) for fi, cid in sites):
-        return None
     if spec.unknown_may_satisfy is not None and _unverifiable(mc, spec, e, closure):
         return None  # an unresolvable helper (e.g. `seed_everything` from a package we cannot see) may do it
     line, col = mc.roles.main_path_line(e, role)

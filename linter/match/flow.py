@@ -755,6 +755,7 @@ class TaintFlow:
         self._parents: Dict[int, Dict[int, int]] = {}
         self.reports: Dict[CallKey, Dict[str, Any]] = {}
         self._param_seen: Set[Tuple[Site, str]] = set()
+        self._partials: Optional[Dict[Func, List[CallKey]]] = None
 
     # ------------------------------------------------------------------ classification
     def _classify(self, fi: int, cid: int) -> str:
@@ -1158,24 +1159,35 @@ class TaintFlow:
         index = [p.name for p in fact.params].index(param) if param in [p.name for p in fact.params] else -1
         if index < 0:
             return
-        for gfi, facts in enumerate(self.p.files):
-            for pcid in facts.callee_index.get("partial", ()):
-                if self.p.apis.callable_kind(self.p.call_names(gfi, pcid)) != "partial":
-                    continue
-                pcall = facts.calls[pcid]
-                if not pcall.args or f not in self._fn_targets(gfi, pcall.scope, pcall.args[0].value):
-                    continue
-                bound_n = len(pcall.args) - 1
-                parent = self._parent_call(gfi, pcid)
-                if index < bound_n:
-                    src = (gfi, pcall.scope, pcall.args[1 + index].value)
-                    self._handle(gfi, parent if parent is not None else pcid, self.taint(*src), sink)
-                elif parent is not None:
-                    pc = facts.calls[parent]
-                    elems = [a.value for a in pc.args[1:]]
-                    j = index - bound_n
-                    if j < len(elems):
-                        self._handle(gfi, parent, self.taint(gfi, pc.scope, elems[j]), sink)
+        for gfi, pcid in self._partials_of().get(f, ()):
+            facts = self.p.files[gfi]
+            pcall = facts.calls[pcid]
+            bound_n = len(pcall.args) - 1
+            parent = self._parent_call(gfi, pcid)
+            if index < bound_n:
+                src = (gfi, pcall.scope, pcall.args[1 + index].value)
+                self._handle(gfi, parent if parent is not None else pcid, self.taint(*src), sink)
+            elif parent is not None:
+                pc = facts.calls[parent]
+                elems = [a.value for a in pc.args[1:]]
+                j = index - bound_n
+                if j < len(elems):
+                    self._handle(gfi, parent, self.taint(gfi, pc.scope, elems[j]), sink)
+
+    def _partials_of(self) -> Dict[Func, List[CallKey]]:
+        """Project function → the ``partial(f, ...)`` calls naming it (or its registry): one
+        pass over the project, not one per parameter that reaches a sink."""
+        if self._partials is None:
+            self._partials = {}
+            for gfi, facts in enumerate(self.p.files):
+                for pcid in facts.callee_index.get("partial", ()):
+                    if self.p.apis.callable_kind(self.p.call_names(gfi, pcid)) != "partial":
+                        continue
+                    pcall = facts.calls[pcid]
+                    if pcall.args:
+                        for target in sorted(set(self._fn_targets(gfi, pcall.scope, pcall.args[0].value)), key=repr):
+                            self._partials.setdefault(target, []).append((gfi, pcid))
+        return self._partials
 
     def _parent_call(self, fi: int, cid: int) -> Optional[int]:
         table = self._parents.get(fi)

@@ -197,17 +197,38 @@ def training_state(mc: MatchContext, vals: Iterable[Value], entries: Iterable[in
     if not objs:
         return None
     wanted = set(entries)
-
-    def ours(site: Origin) -> bool:
-        return not wanted or bool(wanted & set(mc.entries_reaching(*site)))
-
-    owners, untraced = _optimizers(mc)
-    trained = [t for t, opt in sorted(owners.items()) if ours(opt)]
+    everyone, by_entry, untraced_entries, any_untraced = _trained_index(mc)
+    if wanted:
+        trained = sorted({t for e in wanted for t in by_entry.get(e, ())})
+        untraced_here = bool(wanted & untraced_entries)
+        optimizer_here = bool(wanted & by_entry.keys())
+    else:
+        trained, untraced_here, optimizer_here = everyone, any_untraced, bool(everyone)
+    trained_set = set(trained)
     for o in objs:
-        if o.origin in trained or any(o.origin in parts(mc, t) for t in trained):
+        if o.origin in trained_set or any(o.origin in parts(mc, t) for t in trained):
             return True
     if wanted and not any("training" in mc.roles.entry_roles(e) for e in wanted):
         return False   # no program that runs it trains anything
-    if any(ours(opt) for opt in untraced) or not any(ours(opt) for opt in owners.values()):
+    if untraced_here or not optimizer_here:
         return None   # an optimizer whose parameters we cannot trace, or none we can see: unknown
     return False
+
+
+def _trained_index(mc: MatchContext) -> Tuple[List[Origin], Dict[int, List[Origin]], Set[int], bool]:
+    """The trained objects (sorted); entry → the objects its programs' optimizers update;
+    the entries reaching an optimizer whose parameters cannot be traced; whether there is one.
+    Built once per run: asking every optimizer about every question costs questions ×
+    optimizers on a tree of many projects."""
+    hit = mc.__dict__.get("_trained_index")
+    if hit is not None:
+        return hit
+    owners, untraced = _optimizers(mc)
+    by_entry: Dict[int, List[Origin]] = {}
+    for t, opt in sorted(owners.items()):
+        for e in mc.entries_reaching(*opt):
+            by_entry.setdefault(e, []).append(t)
+    untraced_entries = {e for opt in untraced for e in mc.entries_reaching(*opt)}
+    hit = (sorted(owners), by_entry, untraced_entries, bool(untraced))
+    mc.__dict__["_trained_index"] = hit
+    return hit
