@@ -74,6 +74,7 @@ class MatchContext:
         self.version_sources: Dict[str, str] = {}
         """framework → where its version came from: ``config``, ``command line``, ``installed``."""
         self._class_keys: Dict[Tuple[str, ...], Dict[int, Set[str]]] = {}
+        self._class_names: Dict[Tuple[str, ...], FrozenSet[str]] = {}
         self._withs: Dict[Tuple[int, int], Dict[int, Tuple[int, ...]]] = {}
         self._loops: Dict[Tuple[int, int], Dict[int, Tuple[Stmt, ...]]] = {}
         self._result_uses: Dict[int, Dict[int, Tuple[str, ...]]] = {}
@@ -83,6 +84,8 @@ class MatchContext:
         self._operand_index: Dict[Tuple[Any, ...], Dict[Tuple[int, int], List[Call]]] = {}
         self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
         self._pattern_sites: Dict[int, List[Call]] = {}
+        self._pattern_files: Dict[int, Dict[int, List[Call]]] = {}
+        self._pattern_entries: Dict[int, Dict[int, List[Call]]] = {}
         self._all_candidates: Dict[int, List[Call]] = {}
         self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = {}
         self.assume: Dict[str, Any] = {}
@@ -137,9 +140,10 @@ class MatchContext:
             if pattern.creates is not None:
                 keys.update(pattern.creates.keys_in(facts.callee_index))
                 keys.update(k for k in self.p.apis.subclass_segments(pattern.creates) if k in facts.callee_index)
-                keys.update(k for k in self._subclass_keys(pattern.creates).get(fi, ()) if k in facts.callee_index)
-                keys.update(k for names in self._subclass_keys(pattern.creates).values() for k in names
-                            if k in facts.callee_index)
+                # project subclasses by name, from any file (looked up from this file's keys:
+                # scanning every file's subclasses for every file costs files × classes)
+                every = self._subclass_names(pattern.creates)
+                keys.update(k for k in facts.callee_index if k in every)
             ids: Set[int] = set()
             for k in keys:
                 ids.update(facts.callee_index[k])
@@ -164,6 +168,14 @@ class MatchContext:
                 if imp.asname and imp.name and imp.name != "*" and imp.asname != imp.name:
                     tmp.setdefault(imp.name, []).append(imp.asname)
             hit = self._renamed[fi] = {k: tuple(v) for k, v in tmp.items()}
+        return hit
+
+    def _subclass_names(self, globs: GlobSet) -> FrozenSet[str]:
+        """Names of project classes deriving from ``globs``, in any file."""
+        key = ("names",) + globs.globs
+        hit = self._class_names.get(key)
+        if hit is None:
+            hit = self._class_names[key] = frozenset(n for names in self._subclass_keys(globs).values() for n in names)
         return hit
 
     def _subclass_keys(self, globs: GlobSet) -> Dict[int, Set[str]]:
@@ -442,10 +454,26 @@ class MatchContext:
         when ``same_file``, else in the call's project (see :meth:`project_of`)."""
         files = {fi} if same_file else self.project_of(fi, cid)
         for pattern in patterns:
-            for hit in self.sites_matching(pattern):
-                if hit != (fi, cid) and (files is None or hit[0] in files):
-                    return hit
+            if files is None:
+                hit = next((h for h in self.sites_matching(pattern) if h != (fi, cid)), None)
+            else:
+                # per file of the program, not over every site of the tree (questions × sites
+                # on a tree of many projects)
+                by_file = self._sites_by_file(pattern)
+                firsts = [next((h for h in by_file.get(f, ()) if h != (fi, cid)), None) for f in files]
+                hit = min((h for h in firsts if h is not None), default=None)
+            if hit is not None:
+                return hit
         return None
+
+    def _sites_by_file(self, pattern: CallPattern) -> Dict[int, List[Call]]:
+        hit = self._pattern_files.get(id(pattern))
+        if hit is None:
+            hit = {}
+            for site in self.sites_matching(pattern):
+                hit.setdefault(site[0], []).append(site)
+            self._pattern_files[id(pattern)] = hit
+        return hit
 
     def project_of(self, fi: int, cid: int) -> Optional[Set[int]]:
         """The files of the program(s) a call belongs to: the import closures of the entry scripts
@@ -468,14 +496,19 @@ class MatchContext:
         of an ``if`` that decides between them)."""
         from linter.match.absent import _reaches, import_closure
 
-        sites = self.sites_matching(pattern)
-        if not sites:
-            return None
-        closure = import_closure(self, entry)
-        for fi, cid in sites:
-            if _reaches(self, entry, closure, fi, cid) and \
-                    (along is None or self.roles.paths.compatible(entry, along, (fi, cid))):
-                return fi, cid
+        by_entry = self._pattern_entries.get(id(pattern))
+        if by_entry is None:
+            # entry → the sites it reaches, in one pass over the sites (asked per entry, the
+            # scan would cost entries × sites on a tree of many projects)
+            by_entry = {}
+            for fi, cid in self.sites_matching(pattern):
+                for e in sorted(self.roles.call_entries(fi, cid)):
+                    if _reaches(self, e, import_closure(self, e), fi, cid):
+                        by_entry.setdefault(e, []).append((fi, cid))
+            self._pattern_entries[id(pattern)] = by_entry
+        for site in by_entry.get(entry, ()):
+            if along is None or self.roles.paths.compatible(entry, along, site):
+                return site
         return None
 
     # ------------------------------------------------------------------ provenance

@@ -169,6 +169,7 @@ class StateFlow:
         self.objects = self.spec.track_objects
         self._child_cache: Dict[Key, FrozenSet[Key]] = {}
         self._network_cache: Dict[CallKey, FrozenSet[Key]] = {}
+        self._inside_trained: Optional[Set[Tuple[int, int]]] = None
 
     # ------------------------------------------------------------------ events
     def _collect_events(self) -> None:
@@ -340,11 +341,12 @@ class StateFlow:
         trained = trained_objects(self.mc)
         if not trained:
             return layers
-        inside: Set[Tuple[int, int]] = set()
-        for t in trained:
-            inside.add(t)
-            inside |= parts(self.mc, t)
-        return {d for d in layers if (d[1], d[2]) in inside}
+        if self._inside_trained is None:   # once per run: per question it costs questions × networks
+            self._inside_trained = set()
+            for t in trained:
+                self._inside_trained.add(t)
+                self._inside_trained |= parts(self.mc, t)
+        return {d for d in layers if (d[1], d[2]) in self._inside_trained}
 
     def _trained_networks(self, fi: int, cid: int) -> FrozenSet[Key]:
         """``value_and_grad(fn, None, optimizer.parameters)`` → the network behind the parameters."""

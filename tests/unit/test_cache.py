@@ -129,3 +129,31 @@ def test_parallel_runs_are_identical_to_serial(tmp_path, monkeypatch) -> None:
     parallel = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "2", projects)
     assert serial[0] == parallel[0] and serial[1] == parallel[1]
     assert json.loads(serial[1])["findings"]
+
+
+def test_a_project_is_judged_alike_alone_and_among_copies_of_itself(tmp_path, monkeypatch) -> None:
+    """A tree of many projects (course repositories, one folder per model) repeats module,
+    class and config names in every folder; each project's findings must be those it has
+    alone, whatever sits beside it, and the same for every job count."""
+    import shutil
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    fixtures = os.path.join(here, "projects")
+    for i in range(3):
+        shutil.copytree(fixtures, tmp_path / f"p{i}", ignore=shutil.ignore_patterns("__pycache__"))
+    alone = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "1", "p0", cwd=str(tmp_path))
+    serial = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "1", ".", cwd=str(tmp_path))
+    monkeypatch.setattr(parse, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(match_stage, "PARALLEL_MIN_CALLS", 0)
+    parallel = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "2", ".", cwd=str(tmp_path))
+    assert serial[1] == parallel[1]
+
+    def of(doc: str, prefix: str):
+        return [(f["path"][len(prefix):], f["line"], f["rule"],
+                 # module names are relative to the folder named on the command line
+                 f["message"].replace(prefix, "p0/").replace(prefix[:-1] + ".", ""))
+                for f in json.loads(doc)["findings"] if f["path"].startswith(prefix)]
+
+    base = of(alone[1], "p0/")
+    assert base and of(serial[1], "p0/") == base
+    assert of(serial[1], "p1/") == base and of(serial[1], "p2/") == base
