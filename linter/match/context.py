@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from linter.compiler.build import CallPattern, GlobSet
+from linter.compiler.build import CallPattern, CallPred, GlobSet
 from linter.facts.ir import child_blocks, walk
 from linter.facts.model import ArgFact, CallFact, Expr, Stmt
 from linter.index.apis import NO_DEFAULT, Param as ApiParam, parse_version
@@ -210,6 +210,10 @@ class MatchContext:
                 return None  # an untyped receiver only counts in files that use the framework
         if pattern.not_names is not None and pattern.not_names.any(names):
             return None
+        where = pattern.where
+        if type(where) is CallPred and where.callee_made_by is not None \
+                and not self.callee_made_by(where.callee_made_by, fi, cid):
+            return None   # before binding: `name: ["*"]` patterns ask this of every call
         if pattern.creates is not None:
             made = self.created_types(fi, cid)
             if not pattern.creates.any(made):
@@ -235,6 +239,13 @@ class MatchContext:
         finally:
             self.assume = saved
         return site
+
+    def callee_made_by(self, globs: GlobSet, fi: int, cid: int) -> bool:
+        """The called object is the result of a call matching ``globs`` (a function made by
+        ``value_and_grad``)."""
+        call = self.p.files[fi].calls[cid]
+        calls, _ = self.origin_calls(fi, call.scope, call.func)
+        return any(globs.any(self.p.call_names(cfi, ccid)) for cfi, ccid in calls)
 
     def _assumptions(self, role: str) -> Dict[str, Any]:
         spec = self.roles.spec

@@ -157,3 +157,32 @@ def test_a_project_is_judged_alike_alone_and_among_copies_of_itself(tmp_path, mo
     base = of(alone[1], "p0/")
     assert base and of(serial[1], "p0/") == base
     assert of(serial[1], "p1/") == base and of(serial[1], "p2/") == base
+
+
+def test_the_work_of_a_run_grows_linearly_with_the_number_of_projects(tmp_path, monkeypatch) -> None:
+    """Not timed: the number of reachability questions the rules ask (the step that grew with
+    entries × calls before) doubles, not quadruples, when the projects in the tree double."""
+    import shutil
+
+    from linter.index.roles import Roles
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    fixtures = os.path.join(here, "projects")
+    asked = []
+    orig = Roles.call_entries
+
+    def counting(self, fi, cid):
+        asked.append(1)
+        return orig(self, fi, cid)
+
+    monkeypatch.setattr(Roles, "call_entries", counting)
+    counts = []
+    for n in (2, 4):
+        tree = tmp_path / f"t{n}"
+        for i in range(n):
+            shutil.copytree(fixtures, tree / f"p{i}", ignore=shutil.ignore_patterns("__pycache__"))
+        asked.clear()
+        code, out, _ = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "1", str(tree))
+        assert json.loads(out)["findings"]
+        counts.append(len(asked))
+    assert counts[0] > 0 and counts[1] <= 2.2 * counts[0], counts
