@@ -95,3 +95,71 @@ def compute_positions(module: cst.Module, wanted: FrozenSet[type]) -> Dict[int, 
     state = _PositionState(module, wanted)
     module._codegen(state)
     return state.positions
+
+
+class _FullRecord:
+    """Like :class:`_Record`, with ``start_node``/``end_node`` hoisting as libcst's provider
+    (a statement ends where its last child ends, not after the newline)."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "line", "column")
+
+    def __init__(self, state: "_FullState", node: cst.CSTNode, start_node: Optional[cst.CSTNode],
+                 end_node: Optional[cst.CSTNode]) -> None:
+        self.state = state
+        self.node = node
+        self.start_node = start_node
+        self.end_node = end_node
+        self.line = 0
+        self.column = 0
+
+    def __enter__(self) -> None:
+        self.line = self.state.line
+        self.column = self.state.column
+
+    def __exit__(self, *exc: object) -> bool:
+        st = self.state
+        pos = st.positions
+        start = (self.line, self.column) if self.start_node is None else pos[id(self.start_node)][:2]
+        end = (st.line, st.column) if self.end_node is None else pos[id(self.end_node)][2:]
+        pos[id(self.node)] = start + end
+        st.nodes[id(self.node)] = self.node
+        return False
+
+
+class _FullState(_PositionState):
+    """Positions of every node, equal to libcst's ``PositionProvider``: the syntactic range
+    where a node records one, else the whitespace-inclusive range of its code generation."""
+
+    __slots__ = ("nodes", "_stack")
+
+    def __init__(self, module: cst.Module) -> None:
+        super().__init__(module, frozenset())
+        self.nodes: Dict[int, cst.CSTNode] = {}
+        self._stack: list = []
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._stack.append((self.line, self.column))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._stack.pop()
+        key = id(node)
+        if key not in self.positions:
+            self.positions[key] = start + (self.line, self.column)
+            self.nodes[key] = node
+
+    def record_syntactic_position(
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: Optional[cst.CSTNode] = None,
+        end_node: Optional[cst.CSTNode] = None,
+    ) -> Any:
+        return _FullRecord(self, node, start_node, end_node)
+
+
+def all_positions(module: cst.Module) -> Tuple[Dict[int, Pos], Dict[int, cst.CSTNode]]:
+    """Every node's position (as libcst's ``PositionProvider`` gives it, at about half its
+    cost: no metadata wrapper, no ``CodeRange`` objects) and the nodes by ``id``."""
+    state = _FullState(module)
+    module._codegen(state)
+    return state.positions, state.nodes

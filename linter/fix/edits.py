@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, ParentNodeProvider
 
 from linter.compiler.fixes import Binder, Edit, FixSpec, Unless, import_binding
+from linter.facts.positions import all_positions
 from linter.fix.template import TemplateError, render_expression, render_statement, substitute
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -36,14 +37,36 @@ class TextEdit:
     content: str
 
 
+class _Ranges:
+    """Node → ``CodeRange`` as libcst's ``PositionProvider`` gives it, computed by one lean
+    codegen pass (:func:`linter.facts.positions.all_positions`, a quarter of the provider's
+    cost: reports plan the fixes of every flagged file)."""
+
+    __slots__ = ("_pos", "_nodes")
+
+    def __init__(self, module: cst.Module) -> None:
+        self._pos, self._nodes = all_positions(module)
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        line, col, end_line, end_col = self._pos[id(node)]
+        return CodeRange(CodePosition(line, col), CodePosition(end_line, end_col))
+
+    def items(self) -> Iterable[Tuple[cst.CSTNode, CodeRange]]:
+        return ((self._nodes[k], CodeRange(CodePosition(p[0], p[1]), CodePosition(p[2], p[3])))
+                for k, p in self._pos.items())
+
+    def spans(self) -> Iterable[Tuple[cst.CSTNode, Tuple[int, int, int, int]]]:
+        """(node, (line, column, end line, end column)) without building range objects."""
+        return ((self._nodes[k], p) for k, p in self._pos.items())
+
+
 class SourceFile:
     """A parsed file with the lookups fixes need (parsed once, shared by every fix of the file)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.module = cst.parse_module(text)
-        self._wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        self.pos = self._wrapper.resolve(PositionProvider)
+        self.pos = _Ranges(self.module)
         self._parents: Optional[Mapping[cst.CSTNode, cst.CSTNode]] = None
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         self.newline = self.module.default_newline
@@ -53,7 +76,7 @@ class SourceFile:
     def parents(self) -> Mapping[cst.CSTNode, cst.CSTNode]:
         """Parent links, resolved on first use: most fixes only replace a call's arguments."""
         if self._parents is None:
-            self._parents = self._wrapper.resolve(ParentNodeProvider)
+            self._parents = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
         return self._parents
 
     # ------------------------------------------------------------------ positions
@@ -79,9 +102,9 @@ class SourceFile:
         """The call a finding points at (finding columns are 1-based, end exclusive)."""
         if self._calls is None:
             self._calls = {}
-            for node, r in self.pos.items():
+            for node, (ln, col, end_ln, end_col) in self.pos.spans():
                 if isinstance(node, cst.Call):
-                    self._calls[(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)] = node
+                    self._calls[(ln, col + 1, end_ln, end_col + 1)] = node
         return self._calls.get((line, column, end_line, end_column))
 
     # ------------------------------------------------------------------ structure

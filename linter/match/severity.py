@@ -10,7 +10,7 @@ factory is unknown and never lowers anything.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from linter.compiler.build import CompiledRule, GlobSet
 from linter.index.values import Cls, Ext, Obj
@@ -164,10 +164,18 @@ def _modules_have(mc: MatchContext, framework: str, fi: int) -> bool:
     globs = mode_layer_globs(mc, framework)
     if not globs:
         return True
+    importers: Dict[int, List[int]] = mc.__dict__.get("_importers")  # type: ignore[assignment]
+    if importers is None:
+        # file → the files whose import closure holds it, once per run (asked per file, the
+        # scan over every file costs files × files on a tree of many projects)
+        importers = {}
+        for other in range(len(mc.p.files)):
+            for f in import_closure(mc, other):
+                importers.setdefault(f, []).append(other)
+        mc.__dict__["_importers"] = importers
     files = set(import_closure(mc, fi))
-    for other in range(len(mc.p.files)):
-        if fi in import_closure(mc, other):
-            files |= import_closure(mc, other)
+    for other in importers.get(fi, ()):
+        files |= import_closure(mc, other)
     for gfi in sorted(files):
         facts = mc.p.files[gfi]
         for key in globs.keys_in(facts.callee_index):

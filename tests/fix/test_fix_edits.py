@@ -168,3 +168,33 @@ def test_bindings_must_be_unique_and_unless_blocks() -> None:
         fixed(body + "    s.unscale_(o)\n", "clip(", fx)
     with pytest.raises(NoFix):   # no `.scale(...).backward()` in this function
         fixed("def f(m, s, o):\n    clip(m)\n    s.step(o)\n", "clip(", fx)
+
+
+def test_lean_positions_equal_libcst_position_provider_for_every_node() -> None:
+    """Fixes are planned on positions from one lean codegen pass; they must be libcst's
+    ``PositionProvider`` ranges exactly (statement ends hoisted from their last child,
+    whitespace-inclusive ranges for nodes without a syntactic one)."""
+    import glob
+    import os
+
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from linter.facts.positions import all_positions
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    files = sorted(glob.glob(os.path.join(root, "tests", "projects", "**", "*.py"), recursive=True))
+    files += sorted(glob.glob(os.path.join(root, "examples", "**", "*.py"), recursive=True))
+    assert len(files) > 50
+    checked = 0
+    for path in files:
+        with open(path, "rb") as fh:
+            module = cst.parse_module(fh.read())
+        theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        ours, nodes = all_positions(module)
+        assert len(ours) == len(theirs), path
+        for node, r in theirs.items():
+            assert ours[id(node)] == (r.start.line, r.start.column, r.end.line, r.end.column), (path, node)
+            assert nodes[id(node)] is node
+            checked += 1
+    assert checked > 50_000
