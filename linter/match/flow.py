@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import CompiledRule, Effect, FlowSpec
-from linter.facts.ir import iter_returns
+from linter.facts.ir import child_blocks, iter_returns
 from linter.facts.model import Expr, Stmt
 from linter.index.values import Bound, Cls, Func, Obj
 from linter.match.context import MatchContext
@@ -504,7 +504,7 @@ class StateFlow:
             return S
         if tag == "if":
             S = self._header(fr, st, S)
-            return _join(self._exec_block(fr, st[3], S), self._exec_block(fr, st[4], S))
+            return self._join_branches(fr, S, [st[3], st[4]])
         if tag in ("for", "while"):
             S = self._header(fr, st, S)
             body = st[4] if tag == "for" else st[3]
@@ -546,11 +546,59 @@ class StateFlow:
             return out
         if tag == "branches":
             S = self._header(fr, st, S)
-            out = S
-            for b in st[3]:
-                out = _join(out, self._exec_block(fr, b, S))
-            return out
+            return self._join_branches(fr, S, list(st[3]) + [[]])   # [] : no branch taken
         return S
+
+    def _join_branches(self, fr: _Frame, S: State, blocks: List[Sequence[Stmt]]) -> State:
+        """The join of exclusive branches. An object built inside one branch (`if
+        self.isTrain: self.train_G = TrainOneStep(...); self.train_G.set_train()`) does not
+        exist on the others: there its state is the building branch's, not their ``ANY``."""
+        ends = [self._exec_block(fr, b, S) for b in blocks]
+        if self.objects and len(ends) > 1:
+            before = {k for k, _, _ in S}
+            for i, (block, end) in enumerate(zip(blocks, ends)):
+                made = [k for k in {k for k, _, _ in end} - before
+                        if k[0] == "o" and k[1] == fr.fi and self._built_in(fr, k[2], block)]
+                for k in made:
+                    own = {(kk, s, o) for kk, s, o in end if kk == k}
+                    # the objects switched together with it (`step.set_train()` switches the
+                    # network inside), for branches that build nothing that could train them
+                    origins = {o for _, _, o in own if o[0] == "L"}
+                    along = {(kk, s, o) for kk, s, o in end if o in origins and kk not in before}
+                    for j, other in enumerate(ends):
+                        if j != i and other and not any(kk == k for kk, _, _ in other):
+                            ends[j] = other | own
+                            if not self._calls_in(fr, blocks[j]):
+                                ends[j] = ends[j] | {e for e in along if not any(kk == e[0] for kk, _, _ in other)}
+        out = ends[0]
+        for end in ends[1:]:
+            out = _join(out, end)
+        return out
+
+    def _calls_in(self, fr: _Frame, block: Sequence[Stmt]) -> bool:
+        """Whether ``block`` (nested blocks included) makes any call."""
+        stmts: Set[int] = set()
+        todo = list(block)
+        while todo:
+            st = todo.pop()
+            stmts.add(st[1])
+            for b in child_blocks(st):
+                todo.extend(b)
+        return bool(stmts) and any(c.scope == fr.scope and c.stmt in stmts for c in self.p.files[fr.fi].calls)
+
+    def _built_in(self, fr: _Frame, cid: int, block: Sequence[Stmt]) -> bool:
+        """Call ``cid`` of the frame's file is a statement of ``block`` (nested ones included)."""
+        call = self.p.files[fr.fi].calls[cid]
+        if call.scope != fr.scope:
+            return False
+        todo = list(block)
+        while todo:
+            st = todo.pop()
+            if st[1] == call.stmt:
+                return True
+            for b in child_blocks(st):
+                todo.extend(b)
+        return False
 
     def _receiver(self, fr: _Frame, cid: int) -> FrozenSet[Key]:
         call = self.p.files[fr.fi].calls[cid]
