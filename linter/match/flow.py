@@ -304,9 +304,29 @@ class StateFlow:
         keys = self._keys(fi, call.scope, call.func)
         if keys == frozenset((ANY,)):
             return keys
-        return self._mode_layers(keys)
+        return self._mode_layers(keys, self._step_optimizers(keys))
 
-    def _mode_layers(self, keys: FrozenSet[Key]) -> FrozenSet[Key]:
+    def _step_optimizers(self, keys: FrozenSet[Key]) -> FrozenSet[Tuple[int, int]]:
+        """Where the optimizers handed to these train-one-step objects are built (their
+        ``optimizer`` argument); empty when one of them has none that can be traced."""
+        out: Set[Tuple[int, int]] = set()
+        for k in keys:
+            if k[0] != "o":
+                return frozenset()
+            names = self.p.call_names(k[1], k[2])
+            if not names:
+                return frozenset()
+            site = self.mc.bind(k[1], k[2], names, names[0])
+            a = site.arg("optimizer")
+            if a is None:
+                return frozenset()
+            calls, complete = self.mc.origin_calls(k[1], site.call.scope, a.value)
+            if not calls or not complete:
+                return frozenset()
+            out.update(calls)
+        return frozenset(out)
+
+    def _mode_layers(self, keys: FrozenSet[Key], optimizers: FrozenSet[Tuple[int, int]] = frozenset()) -> FrozenSet[Key]:
         """What a step on ``keys`` depends on: the mode-dependent layers (Dropout, BatchNorm...)
         inside them — ``set_train`` on any ancestor reaches those. Without known layers: the
         networks themselves (wrappers, losses and optimizers replaced by what they wrap)."""
@@ -319,7 +339,7 @@ class StateFlow:
                 if d[0] == "o" and globs.any(self.mc.created_types(d[1], d[2]) or self.p.call_names(d[1], d[2])):
                     layers.add(d)
         if layers and self.spec.trained_only:
-            layers = self._trained_layers(layers)
+            layers = self._trained_layers(layers, optimizers)
             if not layers:
                 return frozenset()   # only frozen networks' layers (a distillation teacher): nothing to check
         if layers:
@@ -333,14 +353,26 @@ class StateFlow:
                 nets |= set(inner) if inner else {k}
         return frozenset(nets)
 
-    def _trained_layers(self, layers: Set[Key]) -> Set[Key]:
-        """The layers that belong to a network some optimizer updates; all of them when no
-        optimizer's parameters are known (unknown must not silence)."""
+    def _trained_layers(self, layers: Set[Key], optimizers: FrozenSet[Tuple[int, int]] = frozenset()) -> Set[Key]:
+        """The layers that belong to a network some optimizer updates — the step's own
+        optimizers when they are known (a GAN's generator step leaves the discriminator in
+        inference mode on purpose: another step trains it); all of them when no optimizer's
+        parameters are known (unknown must not silence)."""
         from linter.match.training import parts, trained_objects
 
         trained = trained_objects(self.mc)
         if not trained:
             return layers
+        if optimizers:
+            from linter.match.training import updated_by
+
+            mine = sorted({t for opt in optimizers for t in updated_by(self.mc, opt)})
+            if mine:
+                inside: Set[Tuple[int, int]] = set()
+                for t in mine:
+                    inside.add(t)
+                    inside |= parts(self.mc, t)
+                return {d for d in layers if (d[1], d[2]) in inside}
         if self._inside_trained is None:   # once per run: per question it costs questions × networks
             self._inside_trained = set()
             for t in trained:

@@ -41,6 +41,7 @@ def _optimizers(mc: MatchContext) -> Tuple[Dict[Origin, Origin], List[Origin]]:
         return hit
     out: Dict[Origin, Origin] = {}
     untraced: List[Origin] = []
+    by_optimizer: Dict[Origin, FrozenSet[Origin]] = {}
     spec = mc.roles.spec
     if spec.optimizers:
         pattern = CallPattern(names=None, creates=spec.optimizers)
@@ -53,10 +54,19 @@ def _optimizers(mc: MatchContext) -> Tuple[Dict[Origin, Origin], List[Origin]]:
             owners = _owners(mc, fi, call.scope, params.value, 0, set()) if params is not None else set()
             if not owners:
                 untraced.append((fi, cid))
+            by_optimizer[(fi, cid)] = frozenset(owners)
             for origin in sorted(owners):
                 out.setdefault(origin, (fi, cid))
     mc.__dict__["_trained"] = (out, untraced)
+    mc.__dict__["_trained_by_optimizer"] = by_optimizer
     return out, untraced
+
+
+def updated_by(mc: MatchContext, optimizer: Origin) -> FrozenSet[Origin]:
+    """The objects whose parameters the optimizer built at ``optimizer`` updates (empty when
+    not an optimizer construction or its parameters cannot be traced)."""
+    _optimizers(mc)
+    return mc.__dict__["_trained_by_optimizer"].get(optimizer, frozenset())
 
 
 def _owners(mc: MatchContext, fi: int, scope: int, e: Expr, depth: int, seen: Set[Any]) -> Set[Origin]:
