@@ -4,6 +4,7 @@ times one, plus linking.
 
     python benchmarks/many_projects.py                    # N = 10, 20, 40, 80; -j 1
     python benchmarks/many_projects.py --sizes 10 80 --jobs 2 --json out.json
+    python benchmarks/many_projects.py --runs 2             # the fastest of two runs per size
 
 Project ``i`` is a folder ``p<i>/`` holding a copy of every fixture project of
 ``tests/projects`` (86 files, ~5,000 lines: MindSpore, PyTorch and Keras scripts, their
@@ -61,18 +62,31 @@ def build_tree(dest: str, n: int) -> int:
     return files
 
 
-def measure(n: int, jobs: int) -> Dict[str, Any]:
+def measure(n: int, jobs: int, runs: int = 1) -> Dict[str, Any]:
+    """The fastest of ``runs`` fresh-process runs, for the whole run and for each rule (the
+    minimum is the least disturbed by a noisy machine, as ``timeit`` takes it)."""
     with tempfile.TemporaryDirectory(prefix=f"trainlint-many-{n}-") as tmp:
         tree = os.path.join(tmp, "tree")
         os.mkdir(tree)
         build_tree(tree, n)
         env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        proc = subprocess.run([sys.executable, "-c", PROBE, tree, str(jobs)], capture_output=True, text=True, env=env)
-        if proc.returncode != 0:
-            raise SystemExit(f"run on {n} projects failed:\n{proc.stderr}")
-        out = json.loads(proc.stdout.strip().splitlines()[-1])
-        out["projects"] = n
-        return out
+        best: Dict[str, Any] = {}
+        for _ in range(runs):
+            proc = subprocess.run([sys.executable, "-c", PROBE, tree, str(jobs)], capture_output=True, text=True, env=env)
+            if proc.returncode != 0:
+                raise SystemExit(f"run on {n} projects failed:\n{proc.stderr}")
+            out = json.loads(proc.stdout.strip().splitlines()[-1])
+            if not best:
+                best = out
+                continue
+            best["wall"] = min(best["wall"], out["wall"])
+            best["peak_mb"] = max(best["peak_mb"] or 0, out["peak_mb"] or 0)
+            rules = best["profile"]["rules"]
+            for rid, t in out["profile"]["rules"].items():
+                rules[rid] = min(rules.get(rid, t), t)
+        best["projects"] = n
+        best["runs"] = runs
+        return best
 
 
 def judge(runs: List[Dict[str, Any]], floor: float) -> Dict[str, Any]:
@@ -94,13 +108,14 @@ def main(argv: List[str] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 40, 80])
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=1, help="runs per size; the fastest counts (default 1)")
     ap.add_argument("--floor", type=float, default=0.05, help="seconds below which a rule is not judged")
     ap.add_argument("--json", metavar="FILE", help="also write the measurements here")
     args = ap.parse_args(argv)
     runs = []
     print(f"{'projects':>8} {'files':>6} {'seconds':>8} {'peak MB':>8} {'findings':>8}")
     for n in sorted(args.sizes):
-        r = measure(n, args.jobs)
+        r = measure(n, args.jobs, max(1, args.runs))
         runs.append(r)
         print(f"{n:>8} {r['files']:>6} {r['wall']:>8.2f} {r['peak_mb'] or 0:>8.0f} {r['findings']:>8}", flush=True)
     verdict = judge(runs, args.floor)
