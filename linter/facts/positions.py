@@ -97,32 +97,26 @@ def compute_positions(module: cst.Module, wanted: FrozenSet[type]) -> Dict[int, 
     return state.positions
 
 
-class _FullRecord:
+class _FullRecord(_Record):
     """Like :class:`_Record`, with ``start_node``/``end_node`` hoisting as libcst's provider
     (a statement ends where its last child ends, not after the newline)."""
 
-    __slots__ = ("state", "node", "start_node", "end_node", "line", "column")
+    __slots__ = ("node", "start_node", "end_node")
 
     def __init__(self, state: "_FullState", node: cst.CSTNode, start_node: Optional[cst.CSTNode],
                  end_node: Optional[cst.CSTNode]) -> None:
-        self.state = state
+        super().__init__(state, id(node))  # type: ignore[arg-type]
         self.node = node
         self.start_node = start_node
         self.end_node = end_node
-        self.line = 0
-        self.column = 0
-
-    def __enter__(self) -> None:
-        self.line = self.state.line
-        self.column = self.state.column
 
     def __exit__(self, *exc: object) -> bool:
-        st = self.state
+        st: _FullState = self.state  # type: ignore[assignment]
         pos = st.positions
         start = (self.line, self.column) if self.start_node is None else pos[id(self.start_node)][:2]
         end = (st.line, st.column) if self.end_node is None else pos[id(self.end_node)][2:]
-        pos[id(self.node)] = start + end
-        st.nodes[id(self.node)] = self.node
+        pos[self.key] = start + end
+        st.nodes[self.key] = self.node
         return False
 
 
