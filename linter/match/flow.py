@@ -358,11 +358,22 @@ class StateFlow:
         optimizers when they are known (a GAN's generator step leaves the discriminator in
         inference mode on purpose: another step trains it); all of them when no optimizer's
         parameters are known (unknown must not silence)."""
-        from linter.match.training import parts, trained_objects
+        from linter.match.training import frozen_objects, parts, trained_objects
 
         trained = trained_objects(self.mc)
         if not trained:
             return layers
+        frozen = frozen_objects(self.mc)
+        if frozen:
+            # a backbone whose parameters are frozen (`p.requires_grad = False`) is not trained,
+            # whatever optimizer its parameters are handed to: its mode is the program's choice
+            cold: Set[Tuple[int, int]] = set()
+            for f in frozen:
+                cold.add(f)
+                cold |= parts(self.mc, f)
+            layers = {d for d in layers if (d[1], d[2]) not in cold}
+            if not layers:
+                return layers
         if optimizers:
             from linter.match.training import updated_by
 

@@ -62,6 +62,37 @@ def _optimizers(mc: MatchContext) -> Tuple[Dict[Origin, Origin], List[Origin]]:
     return out, untraced
 
 
+_PARAMETER_LISTS = ("trainable_params", "get_parameters", "parameters")
+
+
+def frozen_objects(mc: MatchContext) -> FrozenSet[Origin]:
+    """Objects whose parameters the program freezes — ``for p in net.trainable_params():
+    p.requires_grad = False`` (a pretrained backbone): the optimizer handed their parameters
+    does not update them, so their layers are not part of what it trains. Memoised per run."""
+    hit = mc.__dict__.get("_frozen")
+    if hit is not None:
+        return hit
+    out: Set[Origin] = set()
+    thawed: Set[Origin] = set()   # unfrozen again somewhere (a second fine-tuning phase): not frozen
+    p = mc.p
+    for fi, facts in enumerate(p.files):
+        for a in facts.assigns:
+            t = a.target
+            if not (t[0] == "attr" and t[2] == "requires_grad" and a.value[0] == "const" and t[1][0] == "name"):
+                continue
+            into = out if a.value[1] is False else thawed
+            for aid in t[1][2]:
+                it = facts.assigns[aid].value
+                if it[0] != "iter" or it[1][0] != "call":
+                    continue
+                c = facts.calls[it[1][1]]
+                if c.func[0] == "attr" and c.func[2] in _PARAMETER_LISTS:
+                    into.update(o.origin for o in _objects(mc, p.expand_params(p.values(fi, c.scope, c.func[1]))))
+    hit = frozenset(out - thawed)
+    mc.__dict__["_frozen"] = hit
+    return hit
+
+
 def updated_by(mc: MatchContext, optimizer: Origin) -> FrozenSet[Origin]:
     """The objects whose parameters the optimizer built at ``optimizer`` updates (empty when
     not an optimizer construction or its parameters cannot be traced)."""
