@@ -170,6 +170,7 @@ class StateFlow:
         self._child_cache: Dict[Key, FrozenSet[Key]] = {}
         self._network_cache: Dict[CallKey, FrozenSet[Key]] = {}
         self._inside_trained: Optional[Set[Tuple[int, int]]] = None
+        self._cold: Optional[Set[Tuple[int, int]]] = None
 
     # ------------------------------------------------------------------ events
     def _collect_events(self) -> None:
@@ -363,15 +364,15 @@ class StateFlow:
         trained = trained_objects(self.mc)
         if not trained:
             return layers
-        frozen = frozen_objects(self.mc)
-        if frozen:
+        if self._cold is None:
             # a backbone whose parameters are frozen (`p.requires_grad = False`) is not trained,
             # whatever optimizer its parameters are handed to: its mode is the program's choice
-            cold: Set[Tuple[int, int]] = set()
-            for f in frozen:
-                cold.add(f)
-                cold |= parts(self.mc, f)
-            layers = {d for d in layers if (d[1], d[2]) not in cold}
+            self._cold = set()
+            for f in frozen_objects(self.mc):
+                self._cold.add(f)
+                self._cold |= parts(self.mc, f)
+        if self._cold:
+            layers = {d for d in layers if (d[1], d[2]) not in self._cold}
             if not layers:
                 return layers
         if optimizers:
