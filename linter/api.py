@@ -10,7 +10,7 @@ from linter.index.modules import project_root
 from linter.model import Diagnostic
 from linter.index.configs import MAX_CONFIG_BYTES
 from linter.pipeline import Options, Probes, RunResult, Unit, listing, parse_unit, read_source, run
-from linter.stages import Stage
+from linter.stages import Observer, Stage
 
 if TYPE_CHECKING:
     from linter.cache import Cache
@@ -30,12 +30,10 @@ def check_paths(paths: Sequence[str], packs: Optional[RulePacks] = None, options
     cwd = cwd or os.getcwd()
     packs = packs or load_packs()
     options = options or Options()
-    if options.observer is not None:
-        with options.observer.stage("discover") as st:
-            units, errors = discover_units(paths, cwd, walk)
-            st.detail = f"{len(units):,} file{'s' if len(units) != 1 else ''}"
-    else:
+    obs = options.observer if options.observer is not None else Observer()
+    with obs.stage("discover") as st:
         units, errors = discover_units(paths, cwd, walk)
+        st.detail = f"{len(units):,} file{'s' if len(units) != 1 else ''}"
     if overlay:
         run_key = None   # the result cache keys on the files on disk
         norm = {os.path.abspath(k): v for k, v in overlay.items()}
@@ -47,8 +45,7 @@ def check_paths(paths: Sequence[str], packs: Optional[RulePacks] = None, options
     cached = results.lookup() if results is not None else None
     if cached is not None:
         result = cached
-        if options.observer is not None:
-            options.observer.stages.append(Stage("result cache", 0.0, "every input unchanged: the stored result"))
+        obs.stages.append(Stage("result cache", 0.0, "every input unchanged: the stored result"))
     else:
         probes = Probes()
         result = run(units, packs, options, probes=probes)

@@ -18,6 +18,7 @@ from linter.model import Diagnostic, ErrorKind, Finding
 from linter.pipeline import Options, RunResult, run
 from linter.stages import Observer, Progress
 
+
 def audit_path(path: str, packs: RulePacks, options: Options, cwd: Optional[str] = None, walk: Optional[Walk] = None,
                spec: Optional[AuditSpec] = None, progress: Optional[Progress] = None) -> AuditResult:
     cwd = cwd or os.getcwd()

@@ -483,6 +483,5 @@ def _exclusive(a: FrozenSet[Atom], b: FrozenSet[Atom]) -> bool:
     return False
 
 
-
 _CONVERSIONS = {"str": str, "int": int, "float": float, "bool": bool}
 _STR_METHODS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}

@@ -42,10 +42,11 @@ def _display(path: str) -> str:
     rel = os.path.relpath(path)
     return path if rel.startswith("..") else rel
 ARGPARSE_DEFAULT = "argparse default"
-_HELPER_FOLDERS = ("src", "model_utils", "utils", "config", "configs", "tools", "common")
+"""Provenance of a value read from an argparse default: a command-line option may override it."""
 CONFIG_VALUE = "config: "
 """How a value read from a configuration file says so (followed by its key)."""
-"""Provenance of a value read from an argparse default: a command-line option may override it."""
+_HELPER_FOLDERS = ("src", "model_utils", "utils", "config", "configs", "tools", "common")
+"""Folders of a model's helper modules: its program is the folder above them."""
 _MAX_VALUES = 24
 _MAX_DEPTH = 6
 _EMPTY: FrozenSet[Value] = frozenset()

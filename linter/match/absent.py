@@ -62,7 +62,7 @@ def run_absent_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], 
     # would cost entries × calls on a tree of many projects)
     served: Set[int] = set()
     for fi, cid in sites:
-        served.update(e for e in mc.roles.call_entries(fi, cid) if _reaches(mc, e, import_closure(mc, e), fi, cid))
+        served.update(running_entries(mc, fi, cid))
     out: List[Finding] = []
     linted = set(files)
     for e in mc.roles.entries():
@@ -122,6 +122,11 @@ def _unverifiable(mc: MatchContext, spec: AbsentSpec, entry: int, closure: Set[i
                 if _unresolved(mc, fi, cid) and _reaches(mc, entry, closure, fi, cid):
                     return True
     return False
+
+
+def running_entries(mc: MatchContext, fi: int, cid: int) -> List[int]:
+    """The entry scripts that run call ``cid`` (:func:`_reaches` for each that may), sorted."""
+    return [e for e in sorted(mc.roles.call_entries(fi, cid)) if _reaches(mc, e, import_closure(mc, e), fi, cid)]
 
 
 def _reaches(mc: MatchContext, entry: int, closure: Set[int], fi: int, cid: int) -> bool:

@@ -505,7 +505,7 @@ class MatchContext:
         """The first call matching ``pattern`` (any file) that entry script ``entry`` reaches —
         on a path that can also run call ``along`` when it is given (not in the other branch
         of an ``if`` that decides between them)."""
-        from linter.match.absent import _reaches, import_closure
+        from linter.match.absent import running_entries
 
         by_entry = self._pattern_entries.get(id(pattern))
         if by_entry is None:
@@ -513,9 +513,8 @@ class MatchContext:
             # scan would cost entries × sites on a tree of many projects)
             by_entry = {}
             for fi, cid in self.sites_matching(pattern):
-                for e in sorted(self.roles.call_entries(fi, cid)):
-                    if _reaches(self, e, import_closure(self, e), fi, cid):
-                        by_entry.setdefault(e, []).append((fi, cid))
+                for e in running_entries(self, fi, cid):
+                    by_entry.setdefault(e, []).append((fi, cid))
             self._pattern_entries[id(pattern)] = by_entry
         for site in by_entry.get(entry, ()):
             if along is None or self.roles.paths.compatible(entry, along, site):

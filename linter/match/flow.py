@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import CompiledRule, Effect, FlowSpec
-from linter.facts.ir import child_blocks, iter_returns
+from linter.facts.ir import iter_returns, walk
 from linter.facts.model import Expr, Stmt
 from linter.index.values import Bound, Cls, Func, Obj
 from linter.match.context import MatchContext
@@ -364,13 +364,17 @@ class StateFlow:
         trained = trained_objects(self.mc)
         if not trained:
             return layers
+        def inside(objects: Iterable[Tuple[int, int]]) -> Set[Tuple[int, int]]:
+            out: Set[Tuple[int, int]] = set()
+            for t in objects:
+                out.add(t)
+                out |= parts(self.mc, t)
+            return out
+
         if self._cold is None:
             # a backbone whose parameters are frozen (`p.requires_grad = False`) is not trained,
             # whatever optimizer its parameters are handed to: its mode is the program's choice
-            self._cold = set()
-            for f in frozen_objects(self.mc):
-                self._cold.add(f)
-                self._cold |= parts(self.mc, f)
+            self._cold = inside(frozen_objects(self.mc))
         if self._cold:
             layers = {d for d in layers if (d[1], d[2]) not in self._cold}
             if not layers:
@@ -380,16 +384,10 @@ class StateFlow:
 
             mine = sorted({t for opt in optimizers for t in updated_by(self.mc, opt)})
             if mine:
-                inside: Set[Tuple[int, int]] = set()
-                for t in mine:
-                    inside.add(t)
-                    inside |= parts(self.mc, t)
-                return {d for d in layers if (d[1], d[2]) in inside}
+                own = inside(mine)
+                return {d for d in layers if (d[1], d[2]) in own}
         if self._inside_trained is None:   # once per run: per question it costs questions × networks
-            self._inside_trained = set()
-            for t in trained:
-                self._inside_trained.add(t)
-                self._inside_trained |= parts(self.mc, t)
+            self._inside_trained = inside(trained)
         return {d for d in layers if (d[1], d[2]) in self._inside_trained}
 
     def _trained_networks(self, fi: int, cid: int) -> FrozenSet[Key]:
@@ -621,28 +619,13 @@ class StateFlow:
 
     def _calls_in(self, fr: _Frame, block: Sequence[Stmt]) -> bool:
         """Whether ``block`` (nested blocks included) makes any call."""
-        stmts: Set[int] = set()
-        todo = list(block)
-        while todo:
-            st = todo.pop()
-            stmts.add(st[1])
-            for b in child_blocks(st):
-                todo.extend(b)
+        stmts = {st[1] for st in walk(block)}
         return bool(stmts) and any(c.scope == fr.scope and c.stmt in stmts for c in self.p.files[fr.fi].calls)
 
     def _built_in(self, fr: _Frame, cid: int, block: Sequence[Stmt]) -> bool:
         """Call ``cid`` of the frame's file is a statement of ``block`` (nested ones included)."""
         call = self.p.files[fr.fi].calls[cid]
-        if call.scope != fr.scope:
-            return False
-        todo = list(block)
-        while todo:
-            st = todo.pop()
-            if st[1] == call.stmt:
-                return True
-            for b in child_blocks(st):
-                todo.extend(b)
-        return False
+        return call.scope == fr.scope and any(st[1] == call.stmt for st in walk(block))
 
     def _receiver(self, fr: _Frame, cid: int) -> FrozenSet[Key]:
         call = self.p.files[fr.fi].calls[cid]
