@@ -606,7 +606,12 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
     severity_if: List[Dict[str, Any]] = []
     for i, adj in enumerate(data.get("severity_if", ())):
         adj = dict(adj)
-        if isinstance(adj["when"], dict):
+        if isinstance(adj["when"], dict) and "entry_reaches" in adj["when"]:
+            if kind != "absent" or spec.scope != "entry":
+                raise b.fail(["severity_if", i, "when"], "`entry_reaches` needs an absence rule of scope `entry`")
+            adj["reaches"] = tuple(b.call_pattern(x, ["severity_if", i, "when", "entry_reaches", j])
+                                   for j, x in enumerate(adj["when"]["entry_reaches"]))
+        elif isinstance(adj["when"], dict):
             if kind not in ("call", "sequence"):
                 raise b.fail(["severity_if", i, "when"], "a predicate `when` needs a call or sequence rule (it is tested on the matched call)")
             adj["pred"] = b.pred(adj["when"], ["severity_if", i, "when"])

@@ -356,6 +356,9 @@ _SEVERITY_IF = _obj(
             {"enum": ["network-without-dropout-or-batchnorm"],
              "description": "The network the finding is about has no Dropout/BatchNorm (or other mode-dependent layer)."},
             dict(_ref("predicate"), description="Call and sequence rules: a predicate on the matched call (e.g. `{call: {live: false}}`)."),
+            _obj({"entry_reaches": {"type": "array", "items": _ref("call_pattern"), "minItems": 1}}, ["entry_reaches"],
+                 "Absence rules of scope `entry`: the entry script reaches a call matching one of these (something that "
+                 "does part of what the requirement does). `{call}` in the note names the first such call."),
         ]},
         "severity": {"enum": list(SEVERITIES)},
         "note": _TEXT,

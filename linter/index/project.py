@@ -181,6 +181,10 @@ class Project:
         self._depth = 0
         self._star: Dict[int, List[ImportFact]] = {}
         self._call_stmts: Dict[int, List[int]] = {}
+        self.pinned: Dict[int, List[Valued]] = {}
+        """``id(expr)`` → the values that expression is taken to have while one question is
+        asked (an argument evaluated on the branch of an ``if`` test about it: see
+        ``match/narrow.py``); empty otherwise."""
         self.assume: Dict[str, Any] = {}
         """Parameter name → value assumed by constant propagation (e.g. ``do_train=True``
         while checking a training pipeline); set by the matcher for one question at a time."""
@@ -1229,6 +1233,10 @@ class Project:
         path = self.files[fi].path
         if tag == "const":
             return [Valued(e[1], path, 0, "")], True
+        if self.pinned:
+            pin = self.pinned.get(id(e))
+            if pin is not None:
+                return list(pin), True
         if tag == "config":
             value, line = e[1].items[e[2]]
             if isinstance(value, ConfigMap):

@@ -8,12 +8,12 @@ resolving the whole project.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import AbsentSpec, CompiledRule
 from linter.match.context import MatchContext
 from linter.index.values import Cls, Func
-from linter.match.findings import make_finding
+from linter.match.findings import make_finding, render
 from linter.model import Finding
 
 
@@ -63,18 +63,38 @@ def run_absent_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], 
     served: Set[int] = set()
     for fi, cid in sites:
         served.update(running_entries(mc, fi, cid))
+    lowered = _partly_met(rule, mc)
     out: List[Finding] = []
     linted = set(files)
     for e in mc.roles.entries():
         if e in linted and e not in served:
-            finding = mc.isolated(e, lambda: _entry_finding(rule, mc, spec, role, good, e, lang), None)
+            finding = mc.isolated(e, lambda: _entry_finding(rule, mc, spec, role, good, e, lang, lowered), None)
             if finding is not None:
                 out.append(finding)
     return out
 
 
+Lowered = List[Tuple[Dict[str, Any], Dict[int, Tuple[int, int]]]]
+
+
+def _partly_met(rule: CompiledRule, mc: MatchContext) -> Lowered:
+    """For each ``severity_if: {when: {entry_reaches: [...]}}``: the entry scripts that run a
+    call meeting part of the requirement (numpy seeded, MindSpore not), each with its first such
+    call — one pass over the calls, like the requirement itself."""
+    out: Lowered = []
+    for adj in rule.severity_if:
+        if "reaches" not in adj:
+            continue
+        first: Dict[int, Tuple[int, int]] = {}
+        for fi, cid in sorted(_satisfied_by(mc, AbsentSpec("entry", adj["reaches"]), rule)):
+            for e in running_entries(mc, fi, cid):
+                first.setdefault(e, (fi, cid))
+        out.append((adj, first))
+    return out
+
+
 def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role: str,
-                   good: Set[Tuple[int, int]], e: int, lang: str) -> Optional[Finding]:
+                   good: Set[Tuple[int, int]], e: int, lang: str, lowered: Lowered = ()) -> Optional[Finding]:
     """The finding of one entry script that reaches no satisfying call, if it has the role."""
     if role not in mc.roles.entry_roles(e):
         return None
@@ -92,6 +112,15 @@ def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role:
     misses = _near_misses(mc, closure, good)
     if misses:
         data["seed_calls"] = misses
+    for adj, first in lowered:
+        if e in first:
+            fi, cid = first[e]
+            facts = mc.p.files[fi]
+            call = facts.calls[cid]
+            where = {"call": f"`{call.dotted or 'call'}(...)` ({facts.path}:{call.line})"}
+            note = render(adj["note"].get(lang) or adj["note"]["en"], where)
+            return make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang,
+                                severity=adj["severity"], note=note)
     return make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang)
 
 

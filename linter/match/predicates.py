@@ -14,6 +14,7 @@ from linter.facts.model import ArgFact, Expr
 from linter.index.apis import NO_DEFAULT, Expression
 from linter.index.values import Bound, Cls, Const, Ext, Func, Obj, Valued
 from linter.match.context import CallSite, MatchContext
+from linter.match.narrow import narrowed
 
 
 def evaluate(pred: Any, site: CallSite, mc: MatchContext) -> bool:
@@ -87,7 +88,8 @@ def arg_values(site: CallSite, mc: MatchContext, a: Optional[ArgFact], name: str
         saved = p.assume
         p.assume = mc.assume
         try:
-            return p.constants(site.fi, site.call.scope, a.value)
+            vals, complete = p.constants(site.fi, site.call.scope, a.value)
+            return narrowed(mc, site.fi, site.call.scope, site.call.stmt, a.value, vals, complete)
         finally:
             p.assume = saved
     if not default_applies or site.bound.uncertain:

@@ -119,3 +119,12 @@ def test_user_pack_errors_are_collected_not_fatal_to_loading(tmp_path) -> None:
 def test_missing_rule_directory_is_an_error(tmp_path) -> None:
     packs = load_packs([os.path.join(str(tmp_path), "nope")])
     assert any("does not exist" in str(e) for e in packs.errors)
+
+
+def test_entry_reaches_needs_an_entry_absence_rule(tmp_path) -> None:
+    bad = GOOD.replace("match:\n", "severity_if:\n  - when: {entry_reaches: [{name: [numpy.random.seed]}]}\n"
+                                   "    severity: info\n    note: {en: n, zh: 注}\nmatch:\n")
+    with pytest.raises(RuleFileError) as err:
+        compile_text(tmp_path, bad)
+    assert "`entry_reaches` needs an absence rule of scope `entry`" in str(err.value)
+    assert err.value.pointer == "/severity_if/0/when"
