@@ -611,6 +611,12 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
                 raise b.fail(["severity_if", i, "when"], "`entry_reaches` needs an absence rule of scope `entry`")
             adj["reaches"] = tuple(b.call_pattern(x, ["severity_if", i, "when", "entry_reaches", j])
                                    for j, x in enumerate(adj["when"]["entry_reaches"]))
+        elif isinstance(adj["when"], dict) and "network_layers" in adj["when"]:
+            if kind != "call":
+                raise b.fail(["severity_if", i, "when"], "`network_layers` needs a call rule (it looks at an argument of the matched call)")
+            nl = adj["when"]["network_layers"]
+            q = ["severity_if", i, "when", "network_layers"]
+            adj["layers"] = (nl["arg"], b.globs(nl["has"], q + ["has"]), b.globs(nl["lacks"], q + ["lacks"]))
         elif isinstance(adj["when"], dict):
             if kind not in ("call", "sequence"):
                 raise b.fail(["severity_if", i, "when"], "a predicate `when` needs a call or sequence rule (it is tested on the matched call)")

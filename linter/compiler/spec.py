@@ -356,6 +356,13 @@ _SEVERITY_IF = _obj(
             {"enum": ["network-without-dropout-or-batchnorm"],
              "description": "The network the finding is about has no Dropout/BatchNorm (or other mode-dependent layer)."},
             dict(_ref("predicate"), description="Call and sequence rules: a predicate on the matched call (e.g. `{call: {live: false}}`)."),
+            _obj({"network_layers": _obj({
+                      "arg": {"type": "string", "description": "The argument holding the network (e.g. `network`)."},
+                      "has": _one_or_many(_GLOB, "The network is known to build a layer matching one of these."),
+                      "lacks": _one_or_many(_GLOB, "... and is known to build none matching these (its layers all known)."),
+                  }, ["arg", "has", "lacks"])}, ["network_layers"],
+                 "Call rules: what the network passed to the matched call is made of (its layers, its project "
+                 "classes' calls and the objects it is built from, followed as for the mode rules)."),
             _obj({"entry_reaches": {"type": "array", "items": _ref("call_pattern"), "minItems": 1}}, ["entry_reaches"],
                  "Absence rules of scope `entry`: the entry script reaches a call matching one of these (something that "
                  "does part of what the requirement does). `{call}` in the note names the first such call."),

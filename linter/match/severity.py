@@ -33,6 +33,9 @@ def adjust(rule: CompiledRule, mc: MatchContext, lang: str, fi: int,
 
             if site is not None and evaluate(adj["pred"], site, mc):
                 return adj["severity"], adj["note"].get(lang) or adj["note"]["en"]
+        elif "layers" in adj:
+            if site is not None and _layers_match(mc, rule.framework, site, *adj["layers"]):
+                return adj["severity"], adj["note"].get(lang) or adj["note"]["en"]
         elif adj["when"] == "network-without-dropout-or-batchnorm":
             has = _network_has(mc, rule.framework, list(network), set())
             if has is None:
@@ -42,17 +45,33 @@ def adjust(rule: CompiledRule, mc: MatchContext, lang: str, fi: int,
     return None, ""
 
 
+def _layers_match(mc: MatchContext, framework: str, site: Any, arg: str, has: GlobSet, lacks: GlobSet) -> bool:
+    """The network passed as ``arg`` is known to build a layer matching ``has`` and known to
+    build none matching ``lacks`` (an MSE-trained network with no log or softmax loss)."""
+    a = site.arg(arg)
+    if a is None:
+        return False
+    objs = [v for v in mc.p.values(site.fi, site.call.scope, a.value) if isinstance(v, Obj)]
+    if not objs:
+        return False
+    return _network_has(mc, framework, objs, set(), has) is True and \
+        _network_has(mc, framework, objs, set(), lacks) is False
+
+
 def mode_layer_globs(mc: MatchContext, framework: str) -> GlobSet:
     """Layers whose behaviour depends on train/eval mode (``mode_dependent`` in rules/apis)."""
     return GlobSet(mc.p.apis.mode_dependent.get(framework, ()))
 
 
-def _network_has(mc: MatchContext, framework: str, values: list, seen: Set[Any]) -> Optional[bool]:
-    """True/False when the layers of the network objects are known, None when they are not."""
+def _network_has(mc: MatchContext, framework: str, values: list, seen: Set[Any],
+                 globs: Optional[GlobSet] = None) -> Optional[bool]:
+    """True/False when the layers of the network objects are known, None when they are not;
+    the layers looked for are the mode-dependent ones unless ``globs`` says otherwise."""
     objs = [v for v in values if isinstance(v, Obj)]
     if not objs:
         return None
-    globs = mode_layer_globs(mc, framework)
+    if globs is None:
+        globs = mode_layer_globs(mc, framework)
     verdict: Optional[bool] = False
     for o in objs:
         if o in seen:
@@ -87,7 +106,7 @@ def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: 
                 if c.scope not in scopes:
                     continue
                 names = p.call_names(k.file, cid)
-                if globs.any(names) and _is_mode_layer(mc, globs, k.file, cid):
+                if globs.any(names) and _built_layer(mc, globs, k.file, cid):
                     return True
                 if names and names[0].rsplit(".", 1)[-1] in _FACTORIES:
                     unknown = True
@@ -100,7 +119,7 @@ def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: 
             if part in seen:
                 continue
             seen.add(part)
-            if _is_mode_layer(mc, globs, *part):
+            if _built_layer(mc, globs, *part):
                 return True
             for v in p.call_values(*part):
                 if isinstance(v, Obj) and isinstance(v.type, Cls):
@@ -109,6 +128,15 @@ def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: 
                         return True
                     unknown = unknown or r is None
     return None if unknown else False
+
+
+def _built_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
+    """:func:`_is_mode_layer`, in a branch some path takes: DBPN's `if self.norm == "batch":
+    self.bn = nn.BatchNorm2d(...)` with every constructor call leaving `norm=None` builds none."""
+    if not _is_mode_layer(mc, globs, fi, cid):
+        return False
+    call = mc.p.files[fi].calls[cid]
+    return not mc.roles.paths.dead(fi, call.scope, call.stmt)
 
 
 def _is_mode_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
@@ -180,7 +208,7 @@ def _modules_have(mc: MatchContext, framework: str, fi: int) -> bool:
         facts = mc.p.files[gfi]
         for key in globs.keys_in(facts.callee_index):
             for cid in facts.callee_index[key]:
-                if _is_mode_layer(mc, globs, gfi, cid):
+                if _built_layer(mc, globs, gfi, cid):
                     return True
         for key in _FACTORIES:
             for cid in facts.callee_index.get(key, ()):
