@@ -440,12 +440,39 @@ class MatchContext:
         """True: a program runs call ``cid``; False: none does (a branch never taken, or no
         entry script of its project reaches it); None: its programs are unknown (no entry
         script in its folder or above — a library, a snippet, a file checked alone)."""
+        if self.stored_unused(fi, cid):
+            return False
         if self.entries_reaching(fi, cid):
             return True
         call = self.p.files[fi].calls[cid]
         if self.roles.paths.dead(fi, call.scope, call.stmt) or self.roles.in_program_tree(fi):
             return False
         return None
+
+    def stored_unused(self, fi: int, cid: int) -> bool:
+        """Call ``cid`` builds a layer that a method stores as ``self.<name> = ...`` and nothing
+        in its project ever reads ``.<name>`` (stgcn's ``self.linear``, never called in
+        ``construct``): the layer exists but computes nothing. Files that reach their cells
+        by iteration (``self.cells()``, ``getattr``) keep every layer."""
+        facts = self.p.files[fi]
+        call = facts.calls[cid]
+        if facts.funcs[call.scope].kind != "method":
+            return False
+        name = None
+        for a in facts.assigns:
+            if a.stmt == call.stmt and a.value == ("call", cid):
+                t = a.target
+                if t[0] == "attr" and t[1][0] == "name" and t[1][1] == "self":
+                    name = t[2]
+                break
+        if name is None:
+            return False
+        files = self.project_of(fi, cid)
+        for f in sorted(files) if files is not None else range(len(self.p.files)):
+            loads = attribute_loads(self, f)
+            if loads is None or name in loads:
+                return False
+        return True
 
     def sites_matching(self, pattern: CallPattern) -> List[Call]:
         """Every call of the project matching ``pattern``, in file/id order (memoised)."""
@@ -639,3 +666,49 @@ def _collect_loops(block: Sequence[Stmt], outer: Tuple[Stmt, ...], out: Dict[int
         else:
             for b in child_blocks(st):
                 _collect_loops(b, outer, out)
+
+
+_DYNAMIC = frozenset({"cells", "name_cells", "cells_and_names", "getattr", "_cells", "children", "named_children",
+                      "modules", "named_modules", "vars", "insert_child_to_cell"})
+"""Callees that reach a cell's layers without naming them."""
+
+
+def attribute_loads(mc: MatchContext, fi: int) -> Optional[FrozenSet[str]]:
+    """Every attribute name file ``fi`` reads (``x.name`` anywhere but as an assignment's own
+    target); None when the file reaches attributes dynamically (memoised per run)."""
+    table: Dict[int, Optional[FrozenSet[str]]] = mc.__dict__.setdefault("_attribute_loads", {})
+    if fi in table:
+        return table[fi]
+    facts = mc.p.files[fi]
+    if any(k in _DYNAMIC for k in facts.callee_index):
+        table[fi] = None
+        return None
+    names: Set[str] = set()
+    seen: Set[int] = set()
+
+    def visit(x: Any) -> None:
+        if not isinstance(x, tuple) or id(x) in seen:
+            return
+        seen.add(id(x))
+        if x and x[0] == "attr" and isinstance(x[2], str):
+            names.add(x[2])
+        for part in x:
+            if isinstance(part, tuple):
+                visit(part)
+
+    for c in facts.calls:
+        visit(c.func)
+        for arg in c.args:
+            visit(arg.value)
+    for a in facts.assigns:
+        visit(a.value)
+        if a.target[0] != "name":
+            visit(a.target[1:])     # `self.a.b = x` reads `self.a`; the stored name itself is no read
+    for f in facts.funcs:
+        visit(f.body)
+        for d in f.decorators:
+            visit(d)
+    for cls in facts.classes:
+        visit(cls.bases)
+    table[fi] = frozenset(names)
+    return table[fi]

@@ -626,6 +626,8 @@ def test_a_file_checked_alone_is_judged_by_the_entry_scripts_beside_it(tmp_path)
             def __init__(self):
                 super().__init__()
                 self.drop = nn.Dropout(0.1)
+            def construct(self, x):
+                return self.drop(x)
     """))
     (tmp_path / "src" / "unused.py").write_text(textwrap.dedent("""
         from mindspore import nn
@@ -723,10 +725,14 @@ REGISTRY = {
             def __init__(self, c):
                 super().__init__()
                 self.bn = nn.BatchNorm2d(c, momentum=0.1)
+            def construct(self, x):
+                return self.bn(x)
         class Block3(nn.Cell):
             def __init__(self, c):
                 super().__init__()
                 self.bn = nn.BatchNorm2d(c, momentum=0.1)
+            def construct(self, x):
+                return self.bn(x)
         class Backbone(nn.Cell):
             def __init__(self, block, n):
                 super().__init__()
@@ -759,12 +765,12 @@ def test_a_registry_looked_up_by_configuration_builds_only_the_selected_entry() 
              for k, v in REGISTRY.items()}
     res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "API121"))
     got = sorted((f.path, f.span.line, f.severity.value) for f in res.findings)
-    assert got == [("src/models.py", 6, "info"), ("src/models.py", 10, "error")], got
+    assert got == [("src/models.py", 6, "info"), ("src/models.py", 12, "error")], got
     # a lookup by a key nobody can know (a command-line choice) keeps every entry
     files["train.py"] = files["train.py"].replace("config.model_name", "input()")
     res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "API121"))
     got = sorted((f.path, f.span.line, f.severity.value) for f in res.findings)
-    assert got == [("src/models.py", 6, "error"), ("src/models.py", 10, "error")], got
+    assert got == [("src/models.py", 6, "error"), ("src/models.py", 12, "error")], got
 
 
 LAUNCHED = {
@@ -896,6 +902,14 @@ def test_configuration_read_through_a_parameter_and_an_index() -> None:
                         self.extra = nn.Dropout(0.1)
                     if opts.drop > 0:
                         self.drop = nn.Dropout(0.2)
+                    self.scale = scale
+                def construct(self, x):
+                    x = self.body(x)
+                    if self.scale == 4:
+                        x = self.extra(x)
+                    if opts.drop > 0:
+                        x = self.drop(x)
+                    return x
         """),
         "scripts/run_train.sh": "python train.py --device_id 0\n",
         "train.py": textwrap.dedent("""
@@ -1022,3 +1036,41 @@ def test_an_else_no_shipped_device_reaches_is_dead() -> None:
     assert api101(files) == [(9, "error")]
     files["scripts/run_train.sh"] = "echo 'usage: python train.py [--device_target DEVICE_TARGET]'\n"
     assert api101(files) == [(9, "error")]
+
+
+def _api121(files: Dict[str, str]) -> List[Tuple[str, int, str]]:
+    res = check_sources({k: textwrap.dedent(v) for k, v in files.items()}, builtin_packs(),
+                        Options(select=lambda r: r == "API121"))
+    return sorted((f.path, f.span.line, f.severity.value) for f in res.findings)
+
+
+STORED = {
+    "src/net.py": """
+        from mindspore import nn
+        class Block(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.bn = nn.BatchNorm2d(8, momentum=0.1)
+                self.bn_unused = nn.BatchNorm2d(8, momentum=0.1)
+                self.bn_outside = nn.BatchNorm2d(8, momentum=0.1)
+            def construct(self, x):
+                return self.bn(x)
+    """,
+    "train.py": """
+        from mindspore import nn, Model
+        from src.net import Block
+        net = Block()
+        print(net.bn_outside)
+        Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9)).train(1, None)
+    """,
+}
+
+
+def test_a_layer_stored_but_never_read_is_not_live() -> None:
+    """`self.bn_unused` is built but nothing in the project reads `.bn_unused`: info. A layer
+    read from another file (`net.bn_outside`) is used; a file that reaches its cells by
+    iteration (`self.cells()`) keeps every layer."""
+    assert _api121(STORED) == [("src/net.py", 6, "error"), ("src/net.py", 7, "info"), ("src/net.py", 8, "error")]
+    files = dict(STORED)
+    files["src/net.py"] = files["src/net.py"].replace("return self.bn(x)", "return [c(x) for c in self.cells()]")
+    assert _api121(files) == [("src/net.py", 6, "error"), ("src/net.py", 7, "error"), ("src/net.py", 8, "error")]
