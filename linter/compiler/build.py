@@ -158,6 +158,7 @@ class ArgPred:
 class CallPred:
     receiver_made_by: Optional[GlobSet] = None
     callee_made_by: Optional[GlobSet] = None
+    callee_made_by_call: Optional["CallPattern"] = None
     in_function: Optional[Regex] = None
     result_method: Tuple[str, ...] = ()
     result_used_by: Optional["CallPattern"] = None
@@ -376,6 +377,8 @@ class _Builder:
             return CallPred(
                 receiver_made_by=self.globs(c["receiver_made_by"], p + ["receiver_made_by"]) if "receiver_made_by" in c else None,
                 callee_made_by=self.globs(c["callee_made_by"], p + ["callee_made_by"]) if "callee_made_by" in c else None,
+                callee_made_by_call=self.call_pattern(c["callee_made_by_call"], p + ["callee_made_by_call"])
+                if "callee_made_by_call" in c else None,
                 in_function=self.regex(c["in_function"], p + ["in_function"]) if "in_function" in c else None,
                 result_method=tuple([c["result_method"]] if isinstance(c.get("result_method"), str) else c.get("result_method", ())),
                 result_used_by=self.call_pattern(c["result_used_by"], p + ["result_used_by"]) if "result_used_by" in c else None,

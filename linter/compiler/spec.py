@@ -106,6 +106,7 @@ _CALL_PRED = _obj(
     {
         "receiver_made_by": _one_or_many(_GLOB, "The receiver of a method call was created/returned by a call matching these names."),
         "callee_made_by": _one_or_many(_GLOB, "The called object is the result of a call matching these names (e.g. a function made by `mindspore.ops.value_and_grad`)."),
+        "callee_made_by_call": dict(_ref("call_pattern"), description="Like `callee_made_by`, with a full call pattern: the called object (a layer called in `construct`) was created by a call that matches it, `where` included (e.g. a `Dense` built without `has_bias=False`)."),
         "in_function": {"type": "string", "format": "regex", "description": "Regex on the qualified name of the enclosing function."},
         "live": {"type": "boolean", "description": "True: some entry script's program runs this call. False: it provably does not — it sits in a branch that constant propagation and shipped configuration decide the other way, no entry script of its project reaches it (an entry script lives in its folder or above), or it builds a layer that a method stores as `self.<name>` and nothing in its project reads `.<name>`. Code whose programs are unknown (a library without entry scripts, a snippet) passes neither."},
         "runs": _one_or_many(_GLOB, "The project code this call runs — the function it calls, or the `construct`/`forward`/`call` of the project cell it calls — itself calls something matching these names (e.g. `mindspore.nn.Optimizer.__call__`: a project-defined train-one-step cell)."),

@@ -391,6 +391,10 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         calls, _ = mc.origin_calls(site.fi, call.scope, call.func[1])
         if not any(pred.receiver_made_by.any(p.call_names(cfi, ccid)) for cfi, ccid in calls):
             return False
+    if pred.callee_made_by_call is not None:
+        calls, _ = mc.origin_calls(site.fi, site.call.scope, site.call.func)
+        if not any(mc.match(pred.callee_made_by_call, cfi, ccid) is not None for cfi, ccid in calls):
+            return False
     if pred.callee_made_by is not None and not mc.callee_made_by(pred.callee_made_by, site.fi, site.cid):
         return False
     if pred.result_used_by is not None and not mc.result_used_by(pred.result_used_by, site.fi, site.cid):
