@@ -30,9 +30,14 @@ class Launch(NamedTuple):
     """A shell script that runs ``python ...`` (a README never counts as one)."""
 
 
+LAUNCHER_FOLDERS = ("scripts", "script")
+"""Where model zoos keep their shell launchers beside the code (the MindSpore zoo: 2,409 shell
+scripts in ``scripts/``, 113 in ``script/``)."""
+
+
 class Launchers:
     """The shell scripts and READMEs beside a module, up to two folders above it, and in the
-    ``scripts/`` folders of those."""
+    ``scripts/`` (or ``script/``) folders of those."""
 
     def __init__(self, read: Callable[[str], Optional[bytes]], listdir: Callable[[str], Tuple[str, ...]]) -> None:
         self.read = read
@@ -46,7 +51,7 @@ class Launchers:
         if hit is not None:
             return hit
         folders = [here, os.path.dirname(here), os.path.dirname(os.path.dirname(here))]
-        folders += [os.path.join(d, "scripts") for d in folders]
+        folders += [os.path.join(d, sub) for d in folders for sub in LAUNCHER_FOLDERS]
         out: List[Launch] = []
         for d in dict.fromkeys(folders):
             for name in sorted(self.listdir(d)):

@@ -816,6 +816,18 @@ def test_options_the_launch_scripts_never_change_keep_their_default() -> None:
     assert got == [(6, "error"), (8, "error")], got
 
 
+
+def test_launchers_in_a_script_folder_count_too() -> None:
+    """Some zoo models keep their launchers in `script/` (transformer_xl): a literal passed there
+    decides the branch as one in `scripts/` does, and a variable there leaves it open."""
+    files = {k: textwrap.dedent(v) if k.endswith(".py") else v.encode().decode("unicode_escape")
+             for k, v in LAUNCHED.items()}
+    files["script/run_train.sh"] = files.pop("scripts/run_train.sh")
+    assert api101(files) == [(6, "info"), (8, "info")]
+    files["script/run_train.sh"] = "python train.py --head $HEAD\n"
+    assert api101(files) == [(6, "error"), (8, "info")]
+
+
 def api101(files: Dict[str, str]) -> List[Tuple[int, str]]:
     """(line, severity) of the API101 findings of an in-memory project."""
     res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "API101"))
