@@ -10,8 +10,7 @@ import pytest
 from linter.compare.mapping import MappingError, load_tables, mappings_dir
 from linter.compiler.packs import load_packs
 
-KNOWLEDGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "knowledge",
-                         "api-defaults.yaml")
+KNOWLEDGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "framework-facts.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -61,10 +60,9 @@ def test_mappings_are_not_loaded_as_rules() -> None:
     assert not [r.path for r in packs.rules if os.sep + "mappings" + os.sep in r.path]
 
 
-@pytest.mark.skipif(not os.path.isfile(KNOWLEDGE), reason="shared knowledge base not present")
 def test_defaults_used_by_compare_agree_with_the_verified_knowledge(tables, apis) -> None:
-    """Every verified default (../shared/knowledge/api-defaults.yaml) of an API that compare reads
-    must be the default compare fills in."""
+    """Every verified default (docs/framework-facts.yaml) of an API that compare reads must be the
+    default compare fills in."""
     import yaml
 
     from linter.index.apis import NO_DEFAULT
