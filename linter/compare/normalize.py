@@ -296,6 +296,32 @@ def inverse(spec: Spec, value: Any) -> Any:
     return _MISSING
 
 
+_CONVERTED = ("one_minus", "map", "sqrt", "scale")
+"""Transforms that change the number: the script's own spelling differs from the canonical one."""
+
+
+def as_written(spec: Spec, value: Any) -> Any:
+    """Canonical ``value`` in the convention of the API ``spec`` reads (torch's BatchNorm momentum
+    0.9 is MindSpore's ``momentum=0.1``), when a transform changes it; None when it reads the same."""
+    if spec.get("transform") not in _CONVERTED or isinstance(value, frozenset):
+        return None
+    inv = _tidy(inverse(spec, value))
+    if inv is _MISSING or isinstance(inv, _Raw) or inv == value:
+        return None
+    return inv
+
+
+def _tidy(v: Any) -> Any:
+    """Float noise of a round trip removed (0.4822 / 255 * 255 is 0.482200000001)."""
+    if isinstance(v, float):
+        return float(f"{v:.10g}")
+    if isinstance(v, tuple):
+        return tuple(_tidy(x) for x in v)
+    if isinstance(v, list):
+        return [_tidy(x) for x in v]
+    return v
+
+
 class _Raw(str):
     """A ready-made snippet (not a value to format)."""
 

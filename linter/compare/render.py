@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, TextIO
 from linter import __version__
 from linter.compare.mapping import Tables
 from linter.compare.model import MATCH, MISMATCH, ONLY_NEW, ONLY_REFERENCE, UNKNOWN, Comparison, Fact, Row, Symbol, Unit, fmt
+from linter.compare.normalize import as_written as _in_convention
 
 _STYLE = {MATCH: "green", MISMATCH: "bold red", ONLY_REFERENCE: "yellow", ONLY_NEW: "yellow", UNKNOWN: "cyan"}
 
@@ -57,6 +58,8 @@ def to_json(c: Comparison) -> Dict[str, Any]:
             "reference": _json_value(r.reference),
             "new": _json_value(r.new),
             "verdict": r.verdict,
+            "reference_as_written": encode(as_written(r.reference)) if r.reference else None,
+            "new_as_written": encode(as_written(r.new)) if r.new else None,
             "reference_location": r.reference.location if r.reference else None,
             "new_location": r.new.location if r.new else None,
             "advice": r.advice,
@@ -76,6 +79,12 @@ def _cell(f: Optional[Fact], tables: Tables, lang: str, with_location: bool = Tr
         return "—"
     if f.val.known:
         text = fmt(f.val.value)
+        written = as_written(f)
+        if written is not None:
+            # 1 - m conventions (BatchNorm momentum, keep_prob) are torch's; other conversions are
+            # compare's own units (pixels in [0, 1], named initializers, precision levels)
+            heading = "as_written_torch" if f.write[1].get("transform") == "one_minus" else "as_written"  # type: ignore[index]
+            text = tables.text("headings", heading, lang).format(written=fmt(written), canonical=text)
         if f.val.defaulted:
             text += f" ({tables.text('headings', 'default', lang)})"
     else:
@@ -86,6 +95,14 @@ def _cell(f: Optional[Fact], tables: Tables, lang: str, with_location: bool = Tr
     if f.val.via:
         where += f" · {f.val.via}"
     return f"{text}\n{where}"
+
+
+def as_written(f: Fact) -> Any:
+    """The value in the convention of the API that set it (MindSpore's BatchNorm `momentum=0.1`
+    is torch's 0.9), when that differs from the canonical value; None otherwise."""
+    if f.write is None or not f.val.known:
+        return None
+    return _in_convention(f.write[1], f.val.value)
 
 
 def _visible(c: Comparison, hide_matches: bool) -> List[Row]:

@@ -75,7 +75,8 @@ def test_json_contract() -> None:
     assert doc["rows"]
     location = re.compile(r"^.+\.py:\d+$")
     for row in doc["rows"]:
-        assert set(row) == {"key", "reference", "new", "verdict", "reference_location", "new_location", "advice"}
+        assert set(row) == {"key", "reference", "new", "verdict", "reference_location", "new_location", "advice",
+                            "reference_as_written", "new_as_written"}
         assert row["verdict"] in VERDICTS
         if row["verdict"] == "only-new":
             assert row["reference"] is None and row["reference_location"] is None
@@ -88,10 +89,20 @@ def test_json_contract() -> None:
     by_key = {r["key"]: r for r in doc["rows"]}
     assert by_key["layers.Conv2d[3].bias"] == {
         "key": "layers.Conv2d[3].bias", "reference": True, "new": False, "verdict": "mismatch",
+        "reference_as_written": None, "new_as_written": None,
         "reference_location": "torch_ref/model.py:31", "new_location": "ms_port_buggy/src/resnet.py:32",
         "advice": "write `has_bias=True` in `mindspore.nn.Conv2d` (ms_port_buggy/src/resnet.py:32) to match the "
                   "reference (torch_ref/model.py:31)"}
     assert by_key["dropout[0].drop_probability"]["new"] == 0.8
+    # a value in its own convention differs from the canonical one: both are given (the port's
+    # first MindSpore BatchNorm copies PyTorch's 0.1, which is 0.9 in PyTorch's convention; the
+    # second writes MindSpore's 0.9, which is PyTorch's 0.1)
+    for key, new, written in (("layers.BatchNorm[0].momentum", 0.9, 0.1), ("layers.BatchNorm[1].momentum", 0.1, 0.9)):
+        momentum = by_key[key]
+        assert (momentum["new"], momentum["new_as_written"]) == (pytest.approx(new), pytest.approx(written)), momentum
+        assert momentum["reference_as_written"] is None
+    mean = by_key["data.train.normalize.mean"]
+    assert mean["new_as_written"] == [0.4914, 0.4822, 0.4465] and mean["reference_as_written"] is None
     assert by_key["lr_schedule.period"]["reference"] == {"value": 30, "unit": "epochs"}
     assert by_key["layers.Conv2d[0].padding"]["new"] == {"one_of": ["same", [1, 1]]}
     assert by_key["data.train.normalize.mean"]["reference"] == [0.4914, 0.4822, 0.4465]
