@@ -192,3 +192,12 @@ def test_chinese_report(packs) -> None:
     assert "多节点数据分片" in dp05.title
     assert any("\u4e00" <= ch <= "\u9fff" for ch in dp05.how_to_check)
     assert any("\u4e00" <= ch <= "\u9fff" for ch in dp05.evidence[0].note)
+
+
+def test_training_data_items_cite_the_training_pipeline(zoo) -> None:
+    """dp.01 (training data normalised) is shown by the training pipeline's Normalize, never by the
+    evaluation pipeline's (an inference script's preprocessing says nothing about training data)."""
+    ms = _project(zoo, "models/ms_resnet")
+    dp01 = next(i for i in ms.items if i.id == "dp.01")
+    cited = {(os.path.basename(e.path), e.line) for e in dp01.evidence}
+    assert ("dataset.py", 15) in cited and ("dataset.py", 24) not in cited, cited
