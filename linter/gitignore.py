@@ -1,10 +1,12 @@
 """``.gitignore``-style patterns, for ``.gitignore`` files and the config's ``exclude``.
 
-Implements the rules of gitignore(5) that matter when walking a tree: ``#`` comments,
-``!`` negation (the last matching pattern wins), a trailing ``/`` for directories only, a
-``/`` at the start or in the middle anchoring the pattern to its base directory, ``*``/``?``
-/``[...]`` not crossing ``/``, and ``**`` for any number of directories. As in git, a file
-inside an excluded directory cannot be re-included (the directory is never walked).
+The pattern language (gitignore(5): comments, ``!`` negation, a trailing ``/`` for directories,
+anchoring by a leading or inner ``/``, ``*``/``?``/``[...]`` not crossing ``/``, ``**``) is
+pathspec's, the library black, mypy and yamllint use. What is ours is how the sources combine while
+walking a tree: nested ``.gitignore`` files below the git root (the last match wins, deeper files
+after outer ones), ``.git/info/exclude``, and the config's ``exclude`` whose unanchored patterns
+also hold for a tree named outside the project. As in git, a file inside an excluded directory
+cannot be re-included (the directory is never walked).
 """
 from __future__ import annotations
 
@@ -13,84 +15,33 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple
 
+try:
+    from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern as _GitPattern
+except ImportError:   # pathspec < 1.0
+    from pathspec.patterns.gitwildmatch import GitWildMatchPattern as _GitPattern  # type: ignore[no-redef]
+
 
 @dataclass(frozen=True)
 class Pattern:
     regex: "re.Pattern[str]"
+    """pathspec's regex, matched against a POSIX path relative to the base (a directory with a
+    trailing ``/``)."""
     negated: bool
-    dir_only: bool
     source: str
     anchored: bool = False
     """Has a ``/`` before its end: relative to the base, not matched at any depth."""
 
 
-def _translate(glob: str) -> str:
-    """Regex for one gitignore glob matched against a POSIX path relative to the base."""
-    out: List[str] = []
-    i, n = 0, len(glob)
-    while i < n:
-        c = glob[i]
-        if c == "*":
-            if glob.startswith("**", i):
-                before_ok = i == 0 or glob[i - 1] == "/"
-                after = glob[i + 2:i + 3]
-                if before_ok and after == "/":
-                    out.append("(?:.*/)?")      # "**/": zero or more directories
-                    i += 3
-                    continue
-                if before_ok and i + 2 == n:
-                    out.append(".*")            # trailing "/**": everything inside
-                    i += 2
-                    continue
-                out.append("[^/]*")             # "a**b" is an ordinary "*"
-                i += 2
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = glob.find("]", i + 2 if glob[i + 1:i + 2] in ("!", "^") else i + 1)
-            if j < 0:
-                out.append(re.escape(c))
-            else:
-                body = glob[i + 1:j]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        elif c == "\\" and i + 1 < n:
-            i += 1
-            out.append(re.escape(glob[i]))
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
 def compile_pattern(line: str) -> Optional[Pattern]:
     """One line of a gitignore file (None for blanks and comments)."""
     raw = line.rstrip("\n").rstrip("\r")
-    # Trailing spaces are ignored unless escaped.
-    stripped = raw.rstrip(" ")
-    if stripped.endswith("\\") and len(stripped) < len(raw):
-        stripped += " "
-    text = stripped
-    if not text or text.startswith("#"):
+    compiled = _GitPattern(raw)
+    if compiled.include is None or compiled.regex is None:
         return None
-    negated = text.startswith("!")
-    if negated:
+    text = raw.strip()
+    if text.startswith("!"):
         text = text[1:]
-    elif text.startswith("\\!") or text.startswith("\\#"):
-        text = text[1:]
-    dir_only = text.endswith("/")
-    text = text.rstrip("/")
-    if not text:
-        return None
-    anchored = "/" in text
-    text = text.lstrip("/")
-    body = _translate(text)
-    regex = ("^" if anchored else "^(?:.*/)?") + body + "$"
-    return Pattern(re.compile(regex, re.DOTALL), negated, dir_only, raw, anchored)
+    return Pattern(compiled.regex, not compiled.include, raw, "/" in text.rstrip("/"))
 
 
 @dataclass
@@ -122,9 +73,11 @@ class IgnoreFile:
         # that match at any depth (`site-packages/`, `*.pyc`) still apply, to the last
         # component: the walk asks about every directory on its way down.
         rel = os.path.basename(abspath) if outside else rel.replace(os.sep, "/")
+        if is_dir:
+            rel += "/"   # how pathspec tells a directory (`build/` matches only those)
         verdict: Optional[bool] = None
         for p in self.patterns:
-            if p.dir_only and not is_dir or outside and p.anchored:
+            if outside and p.anchored:
                 continue
             if p.regex.match(rel):
                 verdict = not p.negated
