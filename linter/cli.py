@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 _EPILOG = """exit codes: 0 no findings, 1 findings, 2 usage/configuration/rule-file error or a file that
-could not be checked. Docs: README.md; rule docs: `trainlint explain ID`."""
+could not be checked. Docs: README.md and docs/; rule docs: `trainlint explain ID`."""
 
 
 def _parser() -> argparse.ArgumentParser:

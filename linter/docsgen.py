@@ -2,11 +2,13 @@
 from data, so they cannot drift from it (tests compare the committed pages with a fresh render).
 
 * ``docs/framework-facts.md`` from ``docs/framework-facts.yaml``: the framework defaults and
-  semantics the rules rely on, each with the version it was verified on.
+  semantics the rules rely on, each with the version it was verified on;
+* ``docs/rules/<ID>.md`` and ``docs/rules/index.md`` from the rule files: one reference page per rule.
 """
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any, Dict, List
 
@@ -103,13 +105,84 @@ def render_facts(data: Dict[str, Any]) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+RULES_DIR = os.path.join(ROOT, "docs", "rules")
+_FACT_REF = re.compile(r"docs/framework-facts\.md(#[a-z0-9-]+)?(?: \(([^)]*)\))?")
+
+
+def _reference(ref: str) -> str:
+    """A rule's reference, with the framework facts it cites as links."""
+    def link(m: "re.Match[str]") -> str:
+        if m.group(2):
+            ids = [i.strip() for i in m.group(2).split(",")]
+            return "framework facts: " + ", ".join(
+                f"[{i}](../framework-facts.md#{i.split(':')[0]})" if "*" not in i else i for i in ids)
+        return f"[framework facts](../framework-facts.md{m.group(1) or ''})"
+    return _FACT_REF.sub(link, ref)
+
+
+def render_rule_page(rule: Any, packs: Any) -> str:
+    """One rule's reference page (English; `trainlint explain ID --lang zh` prints Chinese)."""
+    from linter.compiler.fixes import fix_docs
+
+    item = packs.checklist.get(rule.checklist, {})
+    out = [f"# {rule.id} `{rule.name}`", "",
+           "<!-- Generated from the rule file by `python -m linter.docsgen`; do not edit. -->", "",
+           f"**{rule.title['en']}**", "",
+           f"Checklist item {rule.checklist} ({(item.get('title') or {}).get('en', '')}) · framework {rule.framework} · "
+           f"severity {rule.severity}" + (" · opt-in" if not rule.default_on else "")
+           + (f" · versions {rule.versions}" if rule.versions else "") + (f" · tags {', '.join(rule.tags)}" if rule.tags else ""),
+           ""]
+    titles = {"what": "What it does", "why": "Why it hurts accuracy", "fix": "How to fix it",
+              "known_problems": "Known problems"}
+    for key, title in titles.items():
+        if key in rule.docs:
+            out += [f"## {title}", "", str(rule.docs[key]["en"]).strip(), ""]
+    if rule.fixes:
+        out += ["## Automatic fix", ""] + [f"- {line}" for line in fix_docs(rule.fixes, "en")] + [""]
+    refs = rule.docs.get("references") or []
+    if refs:
+        out += ["## References", ""] + [f"- {_reference(str(r))}" for r in refs] + [""]
+    for kind, title in (("invalid", "Example (reported)"), ("valid", "Not reported")):
+        ex = next((e for e in rule.examples if e.kind == kind), None)
+        if ex is None:
+            continue
+        out += [f"## {title}", ""]
+        for path, code in ex.files:
+            if len(ex.files) > 1:
+                out.append(f"`{path}`:")
+                out.append("")
+            out += ["```python", code.rstrip(), "```", ""]
+    rel = os.path.relpath(rule.path, ROOT).replace(os.sep, "/")
+    out += [f"Rule file: [{rel}](../../{rel})", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def render_rule_index(rules: List[Any]) -> str:
+    out = ["# Rule reference", "",
+           "<!-- Generated from the rule files by `python -m linter.docsgen`; do not edit. -->", "",
+           "One page per rule, generated from its YAML file (what `trainlint explain ID` prints). What each rule",
+           "reports and the look-alikes it stays silent on, in one overview: [../rules.md](../rules.md).", "",
+           "| id | name | checklist | framework | severity | what |", "|---|---|---|---|---|---|"]
+    for r in sorted(rules, key=lambda r: r.id):
+        out.append(f"| [{r.id}]({r.id}.md) | `{r.name}` | {r.checklist} | {r.framework} | {r.severity} | {r.title['en']} |")
+    return "\n".join(out) + "\n"
+
+
 def pages() -> Dict[str, str]:
     """Path → the text it must have."""
-    return {FACTS_MD: render_facts(load_facts())}
+    from linter.compiler.packs import load_packs
+
+    packs = load_packs()
+    out = {FACTS_MD: render_facts(load_facts()), os.path.join(RULES_DIR, "index.md"): render_rule_index(packs.rules)}
+    for rule in packs.rules:
+        out[os.path.join(RULES_DIR, f"{rule.id}.md")] = render_rule_page(rule, packs)
+    return out
 
 
 def main(argv: List[str]) -> int:
     check = "--check" in argv
+    if not check:
+        os.makedirs(RULES_DIR, exist_ok=True)
     stale = []
     for path, text in pages().items():
         try:

@@ -18,7 +18,7 @@ def add_parser(sub: "argparse._SubParsersAction", epilog_format: type) -> None:
                     "the evidence), not applicable (why) or manual (what to check, with the values found); plus the "
                     "migration risks: API uses whose counterpart in the other framework has a different default or meaning.",
         epilog="exit codes: 0 nothing found; 1 some checklist item found; 2 usage or configuration error, or files that "
-               "could not be checked. JSON contract: README.md (Audit a repository).",
+               "could not be checked. JSON contract: docs/audit.md.",
         formatter_class=epilog_format)
     a.add_argument("path", nargs="?", default=".", help="repository, folder or script (default: .)")
     a.add_argument("--format", choices=list(FORMATS), default="rich",

@@ -1,4 +1,4 @@
-"""Audit: the data that crosses its stages, and the JSON contract (documented in the README).
+"""Audit: the data that crosses its stages, and the JSON contract (documented in docs/audit.md).
 
 ``{"version", "projects": [{path, entries, frameworks, items: [{id, status, title, findings,
 evidence: [{path, line, text}], facts, how_to_check}], ...}], "errors": [...]}``

@@ -19,8 +19,7 @@ def add_parser(sub: "argparse._SubParsersAction", epilog_format: type) -> None:
                     "framework defaults filled in and conventions normalised (keep_prob vs p, BatchNorm momentum, ...). "
                     "Each side is a script or a project folder (its train*.py/main.py entry and the files it imports).",
         epilog="exit codes: 0 compared, no mismatches; 1 mismatches (or settings on one side only); 2 usage error, "
-               "a path that does not exist, or nothing to compare. Docs: README.md (Compare a migrated script with "
-               "its reference).",
+               "a path that does not exist, or nothing to compare. Docs: docs/compare.md.",
         formatter_class=epilog_format)
     c.add_argument("reference", help="the reference (benchmark) script, or its project folder")
     c.add_argument("new", help="the migrated script, or its project folder")

@@ -47,7 +47,7 @@ def _json_value(f: Optional[Fact]) -> Any:
 
 
 def to_json(c: Comparison) -> Dict[str, Any]:
-    """The JSON document (see the README for the contract)."""
+    """The JSON document (the contract: docs/compare.md)."""
     summary = {v: c.count(v) for v in (MATCH, MISMATCH, UNKNOWN, ONLY_REFERENCE, ONLY_NEW)}
     return {
         "version": __version__,

@@ -398,7 +398,7 @@ def rule_schema() -> Dict[str, Any]:
                                                          "when a selector names it (`--select`/`--extend-select` by id, prefix, name, tag, "
                                                          "checklist id, framework, or ALL). Default true."},
             "title": _TEXT,
-            "message": dict(_TEXT, description="The finding message; `{placeholders}` are filled from the match (see README)."),
+            "message": dict(_TEXT, description="The finding message; `{placeholders}` are filled from the match (see docs/rule-language.md)."),
             "docs": _obj(
                 {
                     "what": _TEXT,

@@ -1,4 +1,4 @@
-"""The JSON contract of ``trainlint check --format json`` (documented in the README)."""
+"""The JSON contract of ``trainlint check --format json`` (documented in docs/output-contracts.md)."""
 from __future__ import annotations
 
 import json

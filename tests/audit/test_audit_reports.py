@@ -202,9 +202,9 @@ def test_broken_audit_table_is_reported_with_its_line(tmp_path, packs) -> None:
         load_audit_spec(packs.checklist, str(missing))
 
 
-def test_readme_example_is_current() -> None:
-    """The Markdown excerpt in the README is what `audit examples/pytorch_amp` prints today."""
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+def test_docs_example_is_current() -> None:
+    """The Markdown excerpt in docs/audit.md is what `audit examples/pytorch_amp` prints today."""
+    text = open(os.path.join(ROOT, "docs", "audit.md"), encoding="utf-8").read()
     excerpt = text.split("<!-- audit-example:start -->\n", 1)[1].split("<!-- audit-example:end -->", 1)[0]
     rows = [r for r in excerpt.splitlines() if r.strip()]
     assert len(rows) > 5

@@ -1,6 +1,6 @@
 """Generate ``rules/apis/<framework>.signatures.yaml`` from the installed frameworks.
 
-Run in an environment with MindSpore, PyTorch and TensorFlow installed (see README,
+Run in an environment with MindSpore, PyTorch and TensorFlow installed (see docs/rule-language.md,
 "Framework facts")::
 
     python tests/frameworks/gen_api_tables.py            # rewrite the tables

@@ -1,7 +1,7 @@
 """Optional: the API tables and the facts the rules rely on, against the installed frameworks.
 
 Run with `python -m pytest -m frameworks tests/frameworks` in an environment with MindSpore,
-PyTorch and/or TensorFlow installed (see README); each framework is skipped when absent.
+PyTorch and/or TensorFlow installed (see docs/rule-language.md); each framework is skipped when absent.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The benchmark script must keep working (it is how the README's performance table is made):
+"""The benchmark script must keep working (it is how docs/performance.md's table is made):
 a smoke run on the bundled examples. Not a timed test — the ratios are not asserted."""
 from __future__ import annotations
 

@@ -257,14 +257,15 @@ def test_colour_only_on_terminals_and_never_with_no_color(tmp_path, env, coloure
     assert ("\x1b[" in proc.stdout) is coloured
 
 
-# ---------------------------------------------------------------------------- editor patterns in the README
-README = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "README.md")
+# ---------------------------------------------------------------------------- editor patterns in docs/editors.md
+ROOT_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EDITORS = os.path.join(ROOT_DIR, "docs", "editors.md")
 
 
 def _readme_block(lang: str, needle: str) -> str:
     import re
 
-    text = open(README, encoding="utf-8").read()
+    text = open(EDITORS, encoding="utf-8").read()
     blocks = re.findall(r"```" + lang + r"\n(.*?)```", text, re.S)
     (block,) = [b for b in blocks if needle in b]
     return block
@@ -277,7 +278,7 @@ def test_the_documented_editor_patterns_parse_concise_output(tmp_path) -> None:
     _, lines, _ = concise(".", cwd=tmp_path)
     line = lines[0]
     want = (os.path.join("pkg", "model.py"), "2", "9")
-    # VS Code problem matcher (JSON inside the README).
+    # VS Code problem matcher (JSON inside docs/editors.md).
     task = json.loads(_readme_block("json", "problemMatcher"))
     pattern = task["tasks"][0]["problemMatcher"]["pattern"]
     m = re.match(pattern["regexp"], line)
@@ -309,7 +310,7 @@ def test_ci_formats_through_the_cli(tmp_path) -> None:
     code, out, _ = run("check", "--format", "sarif", ".", cwd=str(tmp_path))
     assert code == 2   # the syntax error
     doc = json.loads(out)
-    schema_path = os.path.join(os.path.dirname(README), "tests", "data", "sarif-schema-2.1.0.json")
+    schema_path = os.path.join(ROOT_DIR, "tests", "data", "sarif-schema-2.1.0.json")
     with open(schema_path, encoding="utf-8") as fh:
         schema = json.load(fh)
     jsonschema.validators.validator_for(schema)(schema).validate(doc)

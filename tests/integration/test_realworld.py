@@ -1,7 +1,7 @@
 """Findings judged by reading the code of a real model zoo (tests/data/realworld/*.jsonl: the
 official MindSpore models at a pinned commit) stay judged: a finding judged false is not reported
 as a warning or error again, one judged true is still reported. Marked ``realworld``: it runs where
-a checkout of that commit is named by ``TRAINLINT_ZOO`` (see README, "Precision on a real model
+a checkout of that commit is named by ``TRAINLINT_ZOO`` (see docs/precision.md, "Precision on a real model
 zoo"); no third-party code is committed."""
 from __future__ import annotations
 

@@ -1,0 +1,191 @@
+"""The documentation is checked like code: README.md stays a front page, every relative link in
+README.md, CHANGELOG.md and docs/ resolves (the file, and the heading or anchor it names), and every
+code sample parses — YAML, TOML and JSON blocks load, and every `trainlint ...` command shown is
+accepted by the CLI's own argument parser (a renamed option breaks the test, not the reader)."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shlex
+import sys
+from typing import Dict, Iterator, List, Set, Tuple
+
+import pytest
+import yaml
+
+from linter.cli import _parser
+from tests.conftest import ROOT
+
+PAGES = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "CHANGELOG.md")] \
+    + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))) + sorted(glob.glob(os.path.join(ROOT, "docs", "rules", "*.md")))
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _text(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def _prose(text: str) -> str:
+    """The page without its code blocks (a link inside a sample is not a link)."""
+    return _FENCE.sub("", text)
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading."""
+    s = heading.strip().lower()
+    s = re.sub(r"[^\w\- ]", "", s)
+    return s.replace(" ", "-")
+
+
+def _anchors(path: str) -> Set[str]:
+    text = _prose(_text(path))
+    out = {_slug(m.group(1)) for m in re.finditer(r"^#{1,6} (.*)$", text, re.M)}
+    out |= set(re.findall(r'<a id="([^"]+)"', text))
+    return out
+
+
+def test_generated_pages_are_fresh() -> None:
+    """docs/framework-facts.md and docs/rules/*.md are rendered from data; no stale or stray page."""
+    from linter.docsgen import RULES_DIR, pages
+
+    want = pages()
+    stale = [os.path.relpath(p, ROOT) for p, text in want.items() if not os.path.exists(p) or _text(p) != text]
+    assert stale == [], "run `python -m linter.docsgen`"
+    stray = [p for p in glob.glob(os.path.join(RULES_DIR, "*.md")) if p not in want]
+    assert stray == []
+
+
+def test_the_readme_is_a_front_page() -> None:
+    text = _text(os.path.join(ROOT, "README.md"))
+    assert len(text) <= 15_000, len(text)
+    for needed in ("## Quickstart", "## What it finds", "## Four ways to use it", "## Documentation"):
+        assert needed in text
+    linked = set(_LINK.findall(text))
+    for page in glob.glob(os.path.join(ROOT, "docs", "*.md")):
+        assert f"docs/{os.path.basename(page)}" in linked, f"README does not link {page}"
+
+
+def _links() -> Iterator[Tuple[str, str]]:
+    for page in PAGES:
+        for target in _LINK.findall(_prose(_text(page))):
+            if "://" not in target and not target.startswith("mailto:"):
+                yield page, target
+
+
+def test_every_relative_link_resolves() -> None:
+    anchors: Dict[str, Set[str]] = {}
+    broken: List[str] = []
+    for page, target in _links():
+        path, _, anchor = target.partition("#")
+        dest = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+        where = f"{os.path.relpath(page, ROOT)} → {target}"
+        if not os.path.exists(dest):
+            broken.append(where + " (no such file)")
+            continue
+        if anchor and dest.endswith(".md"):
+            if dest not in anchors:
+                anchors[dest] = _anchors(dest)
+            if anchor not in anchors[dest]:
+                broken.append(where + " (no such heading)")
+    assert broken == []
+
+
+def _blocks(lang: str) -> Iterator[Tuple[str, str]]:
+    for page in PAGES:
+        for m in _FENCE.finditer(_text(page)):
+            if m.group(1) == lang:
+                yield os.path.relpath(page, ROOT), m.group(2)
+
+
+def test_yaml_samples_load() -> None:
+    bad = []
+    for page, block in _blocks("yaml"):
+        try:
+            yaml.safe_load(block)
+        except yaml.YAMLError as exc:
+            bad.append(f"{page}: {str(exc).splitlines()[0]}")
+    assert bad == []
+
+
+def test_toml_samples_load() -> None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        tomllib = pytest.importorskip("tomli")
+    bad = []
+    for page, block in _blocks("toml"):
+        try:
+            tomllib.loads(block)
+        except tomllib.TOMLDecodeError as exc:
+            bad.append(f"{page}: {exc}")
+    assert bad == []
+
+
+def test_json_samples_load() -> None:
+    bad = []
+    for page, block in _blocks("json"):
+        if "..." in block or "//" in block:
+            continue   # an excerpt, marked as such
+        try:
+            json.loads(block)
+        except ValueError as exc:
+            bad.append(f"{page}: {exc}")
+    assert bad == []
+
+
+def _commands() -> Iterator[Tuple[str, List[str]]]:
+    for lang in ("bash", "sh", ""):
+        for page, block in _blocks(lang):
+            for line in block.splitlines():
+                line = line.strip()
+                if not line.startswith("trainlint "):
+                    continue
+                if lang == "" and "  " in line[10:].split("#")[0].strip() and not line[10:].startswith(("check ", "audit ")):
+                    continue   # a usage synopsis (`trainlint rules [--format table|json]   list the rules`)
+                cmd = re.split(r"\s(?:[|<>]|2>|&&|;|#)", " " + line)[0].strip()
+                try:
+                    argv = shlex.split(cmd)[1:]
+                except ValueError:
+                    continue
+                if any(a.startswith("[") or a in ("...", "ID", "FILE|DIR") or "|" in a for a in argv):
+                    continue   # a synopsis with placeholders
+                yield page, argv
+
+
+def test_every_trainlint_command_shown_is_accepted_by_the_cli() -> None:
+    parser = _parser()
+    checked, bad = 0, []
+    for page, argv in _commands():
+        checked += 1
+        try:
+            parser.parse_args(argv)
+        except SystemExit:
+            bad.append(f"{page}: trainlint {' '.join(argv)}")
+    assert bad == []
+    assert checked >= 10
+
+
+def test_the_readme_output_sample_is_what_check_prints() -> None:
+    """The sample at the top of the README: each finding's `path:line:col: ID [item] severity:` head
+    is printed by `trainlint check examples/ --format concise` today."""
+    import io
+
+    from linter.cli import main
+
+    text = _text(os.path.join(ROOT, "README.md"))
+    sample = next(m.group(2) for m in _FENCE.finditer(text) if m.group(1) == "" and "API101" in m.group(2))
+    heads = re.findall(r"^(examples/\S+:\d+:\d+: [A-Z]+\d+ \[[a-z]+\.\d+\] \w+:)", sample, re.M)
+    assert len(heads) >= 2
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        main(["check", "examples", "--format", "concise", "--no-cache", "--isolated"], out, err)
+    finally:
+        os.chdir(cwd)
+    printed = out.getvalue()
+    assert [h for h in heads if h not in printed] == []
