@@ -135,8 +135,11 @@ class _Auditor:
             notes.append("facts not extracted: nesting too deep")
             return [], None
         notes += profile.notes
-        out = [FactValue(k, fmt(f.val.value) if f.val.known else f.val.text, f.path, f.line, f.val.defaulted)
-               for k, f in profile.facts.items()]
+        # a value that is not known statically is shown as such, never as if its expression were
+        # the value (`optimizer.lr=unresolved: lr`, not `optimizer.lr=lr`)
+        unresolved = tables.text("headings", "unresolved", self.lang)
+        out = [FactValue(k, fmt(f.val.value) if f.val.known else unresolved.format(text=f.val.text or "?"), f.path, f.line,
+                         f.val.defaulted) for k, f in profile.facts.items()]
         return out, (profile, tables)
 
     # ------------------------------------------------------------------ one project

@@ -201,3 +201,17 @@ def test_training_data_items_cite_the_training_pipeline(zoo) -> None:
     dp01 = next(i for i in ms.items if i.id == "dp.01")
     cited = {(os.path.basename(e.path), e.line) for e in dp01.evidence}
     assert ("dataset.py", 15) in cited and ("dataset.py", 24) not in cited, cited
+
+
+def test_a_fact_not_known_statically_says_so(tmp_path) -> None:
+    """`optimizer.lr=lr` would read as a value; an unresolved fact is shown as unresolved."""
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom torch import nn\nfrom helpers import schedule\n"
+        "net = nn.Linear(4, 2)\nlr = schedule()\n"
+        "opt = torch.optim.SGD(net.parameters(), lr=lr)\n"
+        "for x, y in []:\n    opt.zero_grad(); nn.functional.mse_loss(net(x), y).backward(); opt.step()\n",
+        encoding="utf-8")
+    result = audit_path(str(tmp_path), builtin_packs(), Options(), cwd=str(tmp_path))
+    facts = {f.name: f.value for i in result.projects[0].items for f in i.facts}
+    assert facts["optimizer.lr"] == "unresolved: lr"
+    assert facts["optimizer.kind"] == "sgd"
