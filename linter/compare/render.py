@@ -100,8 +100,8 @@ def _cell(f: Optional[Fact], tables: Tables, lang: str, with_location: bool = Tr
 def as_written(f: Fact) -> Any:
     """The value in the convention of the API that set it (MindSpore's BatchNorm `momentum=0.1`
     is torch's 0.9), when that differs from the canonical value; None otherwise."""
-    if f.write is None or not f.val.known:
-        return None
+    if f.write is None or not f.val.known or f.val.defaulted:
+        return None   # (a default was not written: there is no spelling to show)
     return _in_convention(f.write[1], f.val.value)
 
 

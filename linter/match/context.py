@@ -671,6 +671,8 @@ def _collect_loops(block: Sequence[Stmt], outer: Tuple[Stmt, ...], out: Dict[int
 _DYNAMIC = frozenset({"cells", "name_cells", "cells_and_names", "getattr", "_cells", "children", "named_children",
                       "modules", "named_modules", "vars", "insert_child_to_cell"})
 """Callees that reach a cell's layers without naming them."""
+_DYNAMIC_ATTRS = frozenset({"_cells", "_modules", "__dict__"})
+"""Attributes that do the same (`for c in self._cells.values()`)."""
 
 
 def attribute_loads(mc: MatchContext, fi: int) -> Optional[FrozenSet[str]]:
@@ -710,5 +712,8 @@ def attribute_loads(mc: MatchContext, fi: int) -> Optional[FrozenSet[str]]:
             visit(d)
     for cls in facts.classes:
         visit(cls.bases)
+    if names & _DYNAMIC_ATTRS:
+        table[fi] = None
+        return None
     table[fi] = frozenset(names)
     return table[fi]
