@@ -181,3 +181,36 @@ def test_the_readme_output_sample_is_what_check_prints() -> None:
         os.chdir(cwd)
     printed = out.getvalue()
     assert [h for h in heads if h not in printed] == []
+
+
+def test_the_commands_shown_run_on_the_bundled_examples(tmp_path) -> None:
+    """Every `trainlint` command shown whose paths exist in a copy of examples/ (`.`, `src/...`) runs
+    there without a usage, configuration or internal error (exit 0 or 1), in page order (a baseline
+    written by one command is read by the next)."""
+    import io
+    import shutil
+
+    from linter.cli import main
+
+    work = tmp_path / "examples"
+    shutil.copytree(os.path.join(ROOT, "examples"), work)
+    parser = _parser()
+    ran, bad = 0, []
+    cwd = os.getcwd()
+    os.chdir(work)
+    try:
+        for page, argv in _commands():
+            ns = parser.parse_args(argv)
+            paths = list(getattr(ns, "paths", None) or [])
+            if getattr(ns, "stdin_filename", None) or not paths or not all(os.path.exists(p) for p in paths):
+                continue   # a placeholder path (`path/to/repo`) or an editor's buffer
+            out, err = io.StringIO(), io.StringIO()
+            code = main(argv + ["--no-cache"], out, err)
+            ran += 1
+            if code not in (0, 1) or "Traceback" in err.getvalue():
+                bad.append(f"{page}: trainlint {' '.join(argv)} -> {code}: {err.getvalue()[-300:]}")
+    finally:
+        os.chdir(cwd)
+    assert bad == []
+    assert ran >= 3
+
