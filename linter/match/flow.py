@@ -108,8 +108,7 @@ _BY_KEY: Dict[State, Dict[Key, List[Tuple[Any, Any]]]] = {}
 """Each state set grouped by object once (states are immutable and asked about many times)."""
 
 
-def _lookup(S: State, k: Key) -> List[Tuple[Any, Any]]:
-    """The possible (state, origin) of object ``k``: its own entries, else the ``ANY`` ones."""
+def _grouped(S: State) -> Dict[Key, List[Tuple[Any, Any]]]:
     by_key = _BY_KEY.get(S)
     if by_key is None:
         if len(_BY_KEY) > 2_000:
@@ -118,23 +117,33 @@ def _lookup(S: State, k: Key) -> List[Tuple[Any, Any]]:
         for kk, s, o in S:
             by_key.setdefault(kk, []).append((s, o))
         _BY_KEY[S] = by_key
+    return by_key
+
+
+def _lookup(S: State, k: Key) -> List[Tuple[Any, Any]]:
+    """The possible (state, origin) of object ``k``: its own entries, else the ``ANY`` ones."""
+    by_key = _grouped(S)
     own = by_key.get(k)
     return list(own) if own else list(by_key.get(ANY, ()))
 
 
 def _join(a: State, b: State) -> State:
     """Union of two paths' states; an object tracked on one path only gets the other path's
-    ``ANY`` entries, so no possibility is lost."""
+    ``ANY`` entries, so no possibility is lost. (Every entry of either side is in the union; what
+    is added is the other side's ``ANY`` entries for the objects it does not track — computed by
+    set operations, as joins run at every branch and loop of every function.)"""
     if a == b or not b:
         return a
     if not a:
         return b
-    keys = {k for k, _, _ in a} | {k for k, _, _ in b}
-    out: Set[Entry] = set()
-    for k in keys:
-        for s, o in _lookup(a, k) + _lookup(b, k):
-            out.add((k, s, o))
-    return frozenset(out)
+    ga, gb = _grouped(a), _grouped(b)
+    any_a, any_b = ga.get(ANY), gb.get(ANY)
+    extra: List[Entry] = []
+    if any_a:
+        extra += [(k, s, o) for k in gb.keys() - ga.keys() for s, o in any_a]
+    if any_b:
+        extra += [(k, s, o) for k in ga.keys() - gb.keys() for s, o in any_b]
+    return a | b | frozenset(extra) if extra else a | b
 
 
 class StateFlow:

@@ -680,3 +680,36 @@ def test_an_import_cycle_has_no_value_and_stops() -> None:
                 "c.py": "from mindspore import nn\nd = nn.Dropout(0.1)\n"}, select="API101")
     assert res.errors == []       # it hit the recursion limit before
     assert [(f.path, f.span.line) for f in res.findings] == [("a.py", 3), ("c.py", 2)]
+
+
+def test_joining_two_paths_states_keeps_every_possibility() -> None:
+    """The join of two branches' states (computed by set operations) equals its definition: each
+    object's entries from both sides, an object tracked on one side only also getting the other
+    side's `ANY` entries."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from linter.match.flow import ANY, _join
+
+    keys = st.sampled_from([ANY, ("o", 0, 1), ("o", 0, 2), ("p", 0, 1, "net")])
+    states = st.frozensets(st.tuples(keys, st.sampled_from(["train", "eval", None]), st.sampled_from([None, 3, 7])),
+                           max_size=6)
+
+    def reference(a, b):
+        if a == b or not b:
+            return a
+        if not a:
+            return b
+
+        def lookup(S, k):
+            own = [(s, o) for kk, s, o in S if kk == k]
+            return own or [(s, o) for kk, s, o in S if kk == ANY]
+        ks = {k for k, _, _ in a} | {k for k, _, _ in b}
+        return frozenset((k, s, o) for k in ks for s, o in lookup(a, k) + lookup(b, k))
+
+    @settings(max_examples=400, deadline=None)
+    @given(states, states)
+    def check(a, b):
+        assert _join(a, b) == reference(a, b)
+
+    check()
