@@ -122,20 +122,28 @@ class _FullRecord(_Record):
 
 class _FullState(_PositionState):
     """Positions of every node, equal to libcst's ``PositionProvider``: the syntactic range
-    where a node records one, else the whitespace-inclusive range of its code generation."""
+    where a node records one, else the whitespace-inclusive range of its code generation; and
+    each node's parent (code generation emits a node inside its parent's), equal to
+    ``ParentNodeProvider`` without a second walk."""
 
-    __slots__ = ("nodes", "_stack")
+    __slots__ = ("nodes", "parents", "_stack", "_open")
 
     def __init__(self, module: cst.Module) -> None:
         super().__init__(module, frozenset())
         self.nodes: Dict[int, cst.CSTNode] = {}
+        self.parents: Dict[int, cst.CSTNode] = {}
         self._stack: list = []
+        self._open: list = []
 
     def before_codegen(self, node: cst.CSTNode) -> None:
         self._stack.append((self.line, self.column))
+        if self._open:
+            self.parents.setdefault(id(node), self._open[-1])
+        self._open.append(node)
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._stack.pop()
+        self._open.pop()
         key = id(node)
         if key not in self.positions:
             self.positions[key] = start + (self.line, self.column)
@@ -151,9 +159,10 @@ class _FullState(_PositionState):
         return _FullRecord(self, node, start_node, end_node)
 
 
-def all_positions(module: cst.Module) -> Tuple[Dict[int, Pos], Dict[int, cst.CSTNode]]:
+def all_positions(module: cst.Module) -> Tuple[Dict[int, Pos], Dict[int, cst.CSTNode], Dict[int, cst.CSTNode]]:
     """Every node's position (as libcst's ``PositionProvider`` gives it, at about half its
-    cost: no metadata wrapper, no ``CodeRange`` objects) and the nodes by ``id``."""
+    cost: no metadata wrapper, no ``CodeRange`` objects), the nodes by ``id``, and each node's
+    parent by the node's ``id`` (the module has none)."""
     state = _FullState(module)
     module._codegen(state)
-    return state.positions, state.nodes
+    return state.positions, state.nodes, state.parents

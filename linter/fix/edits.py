@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, ParentNodeProvider
+from libcst.metadata import CodePosition, CodeRange
 
 from linter.compiler.fixes import Binder, Edit, FixSpec, Unless, import_binding
 from linter.facts.positions import all_positions
@@ -37,15 +37,35 @@ class TextEdit:
     content: str
 
 
+class _Parents:
+    """Node → parent, read from the position pass (a ``Mapping``-like ``get`` as
+    ``ParentNodeProvider``'s result offers)."""
+
+    __slots__ = ("_by_id",)
+
+    def __init__(self, by_id: Dict[int, cst.CSTNode]) -> None:
+        self._by_id = by_id
+
+    def get(self, node: cst.CSTNode, default: Optional[cst.CSTNode] = None) -> Optional[cst.CSTNode]:
+        return self._by_id.get(id(node), default)
+
+    def __getitem__(self, node: cst.CSTNode) -> cst.CSTNode:
+        return self._by_id[id(node)]
+
+    def __contains__(self, node: object) -> bool:
+        return id(node) in self._by_id
+
+
 class _Ranges:
     """Node → ``CodeRange`` as libcst's ``PositionProvider`` gives it, computed by one lean
     codegen pass (:func:`linter.facts.positions.all_positions`, a quarter of the provider's
     cost: reports plan the fixes of every flagged file)."""
 
-    __slots__ = ("_pos", "_nodes")
+    __slots__ = ("_pos", "_nodes", "parents")
 
     def __init__(self, module: cst.Module) -> None:
-        self._pos, self._nodes = all_positions(module)
+        self._pos, self._nodes, by_id = all_positions(module)
+        self.parents = _Parents(by_id)
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         line, col, end_line, end_col = self._pos[id(node)]
@@ -67,17 +87,14 @@ class SourceFile:
         self.text = text
         self.module = cst.parse_module(text)
         self.pos = _Ranges(self.module)
-        self._parents: Optional[Mapping[cst.CSTNode, cst.CSTNode]] = None
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         self.newline = self.module.default_newline
         self._calls: Optional[Dict[Tuple[int, int, int, int], cst.Call]] = None
 
     @property
-    def parents(self) -> Mapping[cst.CSTNode, cst.CSTNode]:
-        """Parent links, resolved on first use: most fixes only replace a call's arguments."""
-        if self._parents is None:
-            self._parents = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
-        return self._parents
+    def parents(self) -> "_Parents":
+        """Parent links, recorded by the same pass as the positions."""
+        return self.pos.parents
 
     # ------------------------------------------------------------------ positions
     def offset(self, line: int, column: int) -> int:

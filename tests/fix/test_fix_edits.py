@@ -171,14 +171,15 @@ def test_bindings_must_be_unique_and_unless_blocks() -> None:
 
 
 def test_lean_positions_equal_libcst_position_provider_for_every_node() -> None:
-    """Fixes are planned on positions from one lean codegen pass; they must be libcst's
-    ``PositionProvider`` ranges exactly (statement ends hoisted from their last child,
-    whitespace-inclusive ranges for nodes without a syntactic one)."""
+    """Fixes are planned on positions and parents from one lean codegen pass; they must be
+    libcst's ``PositionProvider`` ranges exactly (statement ends hoisted from their last child,
+    whitespace-inclusive ranges for nodes without a syntactic one) and ``ParentNodeProvider``'s
+    parents."""
     import glob
     import os
 
     import libcst as cst
-    from libcst.metadata import MetadataWrapper, PositionProvider
+    from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
     from linter.facts.positions import all_positions
 
@@ -190,11 +191,14 @@ def test_lean_positions_equal_libcst_position_provider_for_every_node() -> None:
     for path in files:
         with open(path, "rb") as fh:
             module = cst.parse_module(fh.read())
-        theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        ours, nodes = all_positions(module)
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        theirs = wrapper.resolve(PositionProvider)
+        their_parents = wrapper.resolve(ParentNodeProvider)
+        ours, nodes, parents = all_positions(module)
         assert len(ours) == len(theirs), path
         for node, r in theirs.items():
             assert ours[id(node)] == (r.start.line, r.start.column, r.end.line, r.end.column), (path, node)
             assert nodes[id(node)] is node
+            assert parents.get(id(node)) is their_parents.get(node), (path, node)
             checked += 1
     assert checked > 50_000
