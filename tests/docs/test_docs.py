@@ -1,7 +1,9 @@
 """The documentation is checked like code: README.md stays a front page, every relative link in
 README.md, CHANGELOG.md and docs/ resolves (the file, and the heading or anchor it names), and every
-code sample parses — YAML, TOML and JSON blocks load, and every `trainlint ...` command shown is
-accepted by the CLI's own argument parser (a renamed option breaks the test, not the reader)."""
+code sample parses — YAML, TOML, JSON and Python blocks load or compile, every `trainlint ...` command
+shown is accepted by the CLI's own argument parser (a renamed option breaks the test, not the reader),
+those whose paths exist run on a copy of examples/, and the outputs the pages show are what the
+commands print (the README's sample here; compare, audit and editor patterns in their own tests)."""
 from __future__ import annotations
 
 import glob
@@ -109,12 +111,13 @@ def _toml_loads(text: str) -> object:
     return tomllib.loads(text)
 
 
-_LOADERS = {"yaml": yaml.safe_load, "toml": _toml_loads, "json": json.loads}
+_LOADERS = {"yaml": yaml.safe_load, "toml": _toml_loads, "json": json.loads,
+            "python": lambda text: compile(text, "<docs>", "exec", dont_inherit=True)}
 
 
 @pytest.mark.parametrize("lang", sorted(_LOADERS))
 def test_data_samples_load(lang: str) -> None:
-    """YAML, TOML and JSON blocks parse (JSON excerpts marked with `...` or `//` are skipped)."""
+    """YAML, TOML, JSON and Python blocks parse (JSON excerpts marked with `...` or `//` are skipped)."""
     bad = []
     checked = 0
     for page, block in _blocks(lang):
