@@ -126,27 +126,25 @@ class _FullState(_PositionState):
     each node's parent (code generation emits a node inside its parent's), equal to
     ``ParentNodeProvider`` without a second walk."""
 
-    __slots__ = ("nodes", "parents", "_stack", "_open")
+    __slots__ = ("nodes", "parents", "_open")
 
     def __init__(self, module: cst.Module) -> None:
         super().__init__(module, frozenset())
         self.nodes: Dict[int, cst.CSTNode] = {}
         self.parents: Dict[int, cst.CSTNode] = {}
-        self._stack: list = []
         self._open: list = []
+        """(node, start line, start column) of the nodes being generated, innermost last."""
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self._stack.append((self.line, self.column))
         if self._open:
-            self.parents.setdefault(id(node), self._open[-1])
-        self._open.append(node)
+            self.parents.setdefault(id(node), self._open[-1][0])
+        self._open.append((node, self.line, self.column))
 
     def after_codegen(self, node: cst.CSTNode) -> None:
-        start = self._stack.pop()
-        self._open.pop()
+        _, line, column = self._open.pop()
         key = id(node)
         if key not in self.positions:
-            self.positions[key] = start + (self.line, self.column)
+            self.positions[key] = (line, column, self.line, self.column)
             self.nodes[key] = node
 
     def record_syntactic_position(

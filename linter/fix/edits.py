@@ -38,8 +38,7 @@ class TextEdit:
 
 
 class _Parents:
-    """Node → parent, read from the position pass (a ``Mapping``-like ``get`` as
-    ``ParentNodeProvider``'s result offers)."""
+    """Node → parent, read from the position pass (``get`` as on ``ParentNodeProvider``'s result)."""
 
     __slots__ = ("_by_id",)
 
@@ -48,12 +47,6 @@ class _Parents:
 
     def get(self, node: cst.CSTNode, default: Optional[cst.CSTNode] = None) -> Optional[cst.CSTNode]:
         return self._by_id.get(id(node), default)
-
-    def __getitem__(self, node: cst.CSTNode) -> cst.CSTNode:
-        return self._by_id[id(node)]
-
-    def __contains__(self, node: object) -> bool:
-        return id(node) in self._by_id
 
 
 class _Ranges:

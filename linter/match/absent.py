@@ -44,8 +44,7 @@ def _near_misses(mc: MatchContext, closure: Set[int], good: Set[Tuple[int, int]]
             for cid in ids:
                 if (fi, cid) in good or _unresolved(mc, fi, cid):
                     continue  # only calls known not to satisfy the rule are named
-                call = facts.calls[cid]
-                text = f"`{call.dotted or key}(...)` ({facts.path}:{call.line})"
+                text = _call_text(mc, fi, cid, key)
                 if text not in seen:
                     seen.append(text)
     return ", ".join(seen[:3])
@@ -58,11 +57,7 @@ def run_absent_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], 
     role = spec.entry_role or "training"
     sites = _satisfied_by(mc, spec, rule)
     good = set(sites)
-    # the entries each satisfying call serves, in one pass over the calls (asking per entry
-    # would cost entries × calls on a tree of many projects)
-    served: Set[int] = set()
-    for fi, cid in sites:
-        served.update(running_entries(mc, fi, cid))
+    served = _first_served(mc, sites)
     lowered = _partly_met(rule, mc)
     out: List[Finding] = []
     linted = set(files)
@@ -74,23 +69,32 @@ def run_absent_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], 
     return out
 
 
+def _first_served(mc: MatchContext, sites: Sequence[Tuple[int, int]]) -> Dict[int, Tuple[int, int]]:
+    """Entry script → the first of ``sites`` (file/call order) it runs, in one pass over the
+    sites (asking per entry would cost entries × calls on a tree of many projects)."""
+    first: Dict[int, Tuple[int, int]] = {}
+    for fi, cid in sorted(sites):
+        for e in running_entries(mc, fi, cid):
+            first.setdefault(e, (fi, cid))
+    return first
+
+
 Lowered = List[Tuple[Dict[str, Any], Dict[int, Tuple[int, int]]]]
 
 
 def _partly_met(rule: CompiledRule, mc: MatchContext) -> Lowered:
     """For each ``severity_if: {when: {entry_reaches: [...]}}``: the entry scripts that run a
     call meeting part of the requirement (numpy seeded, MindSpore not), each with its first such
-    call — one pass over the calls, like the requirement itself."""
-    out: Lowered = []
-    for adj in rule.severity_if:
-        if "reaches" not in adj:
-            continue
-        first: Dict[int, Tuple[int, int]] = {}
-        for fi, cid in sorted(_satisfied_by(mc, AbsentSpec("entry", adj["reaches"]), rule)):
-            for e in running_entries(mc, fi, cid):
-                first.setdefault(e, (fi, cid))
-        out.append((adj, first))
-    return out
+    call."""
+    return [(adj, _first_served(mc, _satisfied_by(mc, AbsentSpec("entry", adj["reaches"]), rule)))
+            for adj in rule.severity_if if "reaches" in adj]
+
+
+def _call_text(mc: MatchContext, fi: int, cid: int, name: str = "call") -> str:
+    """How a message names a call: `` `np.random.seed(...)` (train.py:12)``."""
+    facts = mc.p.files[fi]
+    call = facts.calls[cid]
+    return f"`{call.dotted or name}(...)` ({facts.path}:{call.line})"
 
 
 def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role: str,
@@ -112,16 +116,12 @@ def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role:
     misses = _near_misses(mc, closure, good)
     if misses:
         data["seed_calls"] = misses
-    for adj, first in lowered:
-        if e in first:
-            fi, cid = first[e]
-            facts = mc.p.files[fi]
-            call = facts.calls[cid]
-            where = {"call": f"`{call.dotted or 'call'}(...)` ({facts.path}:{call.line})"}
-            note = render(adj["note"].get(lang) or adj["note"]["en"], where)
-            return make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang,
-                                severity=adj["severity"], note=note)
-    return make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang)
+    severity, note = None, ""
+    adj, first = next(((a, f) for a, f in lowered if e in f), (None, {}))
+    if adj is not None:
+        severity = adj["severity"]
+        note = render(adj["note"].get(lang) or adj["note"]["en"], {"call": _call_text(mc, *first[e])})
+    return make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang, severity=severity, note=note)
 
 
 _KNOWN_ROOTS = frozenset({"numpy", "random", "builtins", "os", "time", "math", "sys", "secrets"})

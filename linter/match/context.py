@@ -685,33 +685,30 @@ def attribute_loads(mc: MatchContext, fi: int) -> Optional[FrozenSet[str]]:
     if any(k in _DYNAMIC for k in facts.callee_index):
         table[fi] = None
         return None
+    # every expression and statement tuple of the file, once (an explicit stack: a long `a + b + ...`
+    # chain nests deeper than Python's recursion limit)
+    todo: List[Any] = []
+    for c in facts.calls:
+        todo.append(c.func)
+        todo += [arg.value for arg in c.args]
+    for a in facts.assigns:
+        todo.append(a.value)
+        if a.target[0] != "name":
+            todo.append(a.target[1:])     # `self.a.b = x` reads `self.a`; the stored name itself is no read
+    for f in facts.funcs:
+        todo.append(f.body)
+        todo += list(f.decorators)
+    todo += [cls.bases for cls in facts.classes]
     names: Set[str] = set()
     seen: Set[int] = set()
-
-    def visit(x: Any) -> None:
-        if not isinstance(x, tuple) or id(x) in seen:
-            return
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
         seen.add(id(x))
         if x and x[0] == "attr" and isinstance(x[2], str):
             names.add(x[2])
-        for part in x:
-            if isinstance(part, tuple):
-                visit(part)
-
-    for c in facts.calls:
-        visit(c.func)
-        for arg in c.args:
-            visit(arg.value)
-    for a in facts.assigns:
-        visit(a.value)
-        if a.target[0] != "name":
-            visit(a.target[1:])     # `self.a.b = x` reads `self.a`; the stored name itself is no read
-    for f in facts.funcs:
-        visit(f.body)
-        for d in f.decorators:
-            visit(d)
-    for cls in facts.classes:
-        visit(cls.bases)
+        todo += [part for part in x if isinstance(part, tuple)]
     if names & _DYNAMIC_ATTRS:
         table[fi] = None
         return None
