@@ -10,7 +10,8 @@ stores, so each file is pickled once.
 The extractor allocates no reference cycles (see ``facts/extract.py``), so the cyclic garbage
 collector is switched off while parsing — it would otherwise rescan the growing set of kept
 facts again and again (a third of the parse time on a large tree) — and the kept facts are
-frozen afterwards so the matching stage's collections skip them.
+frozen afterwards so the matching stage's collections skip them (not when the tree is checked
+project by project: each project's facts are freed when it is done).
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ PARALLEL_MIN_BYTES = 256 * 1024
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(freeze: bool = True) -> Iterator[None]:
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -40,7 +41,7 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-        if hasattr(gc, "freeze"):
+        if freeze and hasattr(gc, "freeze"):
             gc.freeze()
 
 
@@ -95,13 +96,15 @@ def _batches(items: List[Tuple[int, str, bytes]], jobs: int) -> List[List[Tuple[
 
 
 def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cache] = None,
-         tick: Optional[Callable[[int], None]] = None) -> List[Entry]:
-    """Entries for ``(path, bytes)`` items, in order; ``tick(done)`` as files complete."""
+         tick: Optional[Callable[[int], None]] = None, freeze: bool = True) -> List[Entry]:
+    """Entries for ``(path, bytes)`` items, in order; ``tick(done)`` as files complete.
+    ``freeze=False`` leaves the collector's generations alone: a run that checks one project
+    after another frees each project's objects, and whatever is frozen is never freed."""
     results: List[Optional[Entry]] = [None] * len(items)
     keys: List[Optional[str]] = [None] * len(items)
     use_cache = cache is not None and cache.enabled
     todo: List[Tuple[int, str, bytes]] = []
-    with collector_paused():
+    with collector_paused(freeze):
         for i, (path, data) in enumerate(items):
             if use_cache:
                 keys[i] = key = Cache.file_key(path, data)

@@ -29,7 +29,7 @@ from linter.facts.model import FileFacts
 from linter.index.modules import ModuleMap
 from linter.index.project import Project
 from linter.index.roles import Roles
-from linter.match import run_rules
+from linter.match import release, run_rules
 from linter.match.context import MatchContext
 from linter.model import CellSpan, Diagnostic, ErrorKind, Finding, Severity, Span
 from linter.sources import decode, source_lines
@@ -68,6 +68,12 @@ class Options:
     """Bytes; larger files are reported (kind ``limit``) and not parsed."""
     observer: Optional[Observer] = None
     """Receives stage and rule timings and progress ticks (``--profile``, the progress bar)."""
+    freeze_facts: bool = True
+    """Freeze parsed facts out of the garbage collector's reach (one project per run); off
+    when a many-project tree is checked project by project and each project is freed."""
+    rule_workers: bool = True
+    """Run each rule in a forked worker on a large project (see :mod:`linter.match`); off for
+    the projects of a many-project tree, which are small and may run in workers themselves."""
 
 
 @dataclass
@@ -300,6 +306,14 @@ class Probes:
         self._memory = files
         """In-memory files (``check_sources``): nothing is read from disk."""
 
+    def merge(self, other: "Probes") -> None:
+        """Another run's answers added (the projects of a tree, checked apart)."""
+        if other is self:
+            return
+        self.answers.update(other.answers)
+        self.listings.update(other.listings)
+        self.reads.update(other.reads)
+
     def isfile(self, path: str) -> bool:
         hit = self.answers.get(path)
         if hit is None:
@@ -359,7 +373,7 @@ def load_units(units: Sequence[Unit], options: Options, phase: str = "parse") ->
     obs = options.observer
     tick = (lambda done: obs.tick(phase, done, len(items))) if obs is not None and obs.progress is not None \
         and items else None
-    for u, (facts, source, notebook, diags) in zip(todo, parse.load(items, options.jobs, options.cache, tick)):
+    for u, (facts, source, notebook, diags) in zip(todo, parse.load(items, options.jobs, options.cache, tick, options.freeze_facts)):
         if facts is not None and facts.path != u.path:
             facts = facts._replace(path=u.path)   # cached facts are keyed by content, not path
         u.facts, u.source, u.notebook, u.data = facts, source, notebook, None
@@ -369,19 +383,36 @@ def load_units(units: Sequence[Unit], options: Options, phase: str = "parse") ->
 
 def run(units: List[Unit], packs: RulePacks, options: Options, read_context: bool = True,
         probes: Optional[Probes] = None, keep_context: bool = False) -> RunResult:
-    """Stages 2–7 over prepared units (paths already discovered)."""
+    """Stages 2–7 over prepared units (paths already discovered): the whole set as one project,
+    or, on a tree of many projects (:mod:`linter.partition`), project by project."""
+    if read_context and not keep_context:
+        from linter.partition import partition, run_projects
+
+        groups = partition(units, packs.roles)
+        if len(groups) > 1:
+            return run_projects(units, groups, packs, options, probes or Probes())
+    return run_project(units, packs, options, read_context, probes, keep_context)
+
+
+def run_project(units: List[Unit], packs: RulePacks, options: Options, read_context: bool = True,
+                probes: Optional[Probes] = None, keep_context: bool = False,
+                shared: Optional[Dict[str, Unit]] = None) -> RunResult:
+    """Stages 2–7 with ``units`` as one project (``units`` grows by its context files)."""
     obs = options.observer if options.observer is not None else Observer()
-    present, project, errors = link(units, packs, options, probes, read_context)
+    present, project, errors = link(units, packs, options, probes, read_context, shared)
     with obs.stage("index"):
         roles = Roles(project, packs.roles)
         mc = MatchContext(project, roles, options.versions)
         mc.version_sources = dict(options.version_sources)
     linted = [i for i, u in enumerate(present) if u.linted]
     rules = [r for r in packs.rules if (r.default_on if options.select is None else options.select(r.id))]
-    findings, rule_errors = run_rules(rules, mc, linted, options.lang, options.jobs, obs)
+    findings, rule_errors = run_rules(rules, mc, linted, options.lang, options.jobs, obs, options.rule_workers)
     errors += rule_errors
     with obs.stage("suppressions"):
-        return _finish(units, present, packs, options, mc, rules, findings, errors, keep_context)
+        result = _finish(units, present, packs, options, mc, rules, findings, errors, keep_context)
+    if not keep_context:
+        release(mc)
+    return result
 
 
 def _finish(units: List[Unit], present: List[Unit], packs: RulePacks, options: Options, mc: MatchContext,
@@ -413,9 +444,10 @@ def _finish(units: List[Unit], present: List[Unit], packs: RulePacks, options: O
 
 
 def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional[Probes] = None,
-         read_context: bool = True) -> Tuple[List[Unit], Project, List[Diagnostic]]:
+         read_context: bool = True, shared: Optional[Dict[str, Unit]] = None) -> Tuple[List[Unit], Project, List[Diagnostic]]:
     """Stages 2–3: facts for every unit (``units`` grows by the project files they import,
-    read for context) and the project index over those that parsed."""
+    read for context; ``shared`` holds context files already read, by normalised path) and
+    the project index over those that parsed."""
     probes = probes or Probes()
     obs = options.observer if options.observer is not None else Observer()
     todo = sum(1 for u in units if u.facts is None and u.source is None)
@@ -424,7 +456,7 @@ def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional
     if read_context:
         before = len(units)
         with obs.stage("context") as st:
-            errors += _add_context(units, options, probes, packs.roles)
+            errors += _add_context(units, options, probes, packs.roles, shared)
             st.detail = f"{len(units) - before:,} imported or entry file{'s' if len(units) - before != 1 else ''}"
     present = [u for u in units if u.facts is not None]
     with obs.stage("index"):
@@ -451,7 +483,16 @@ def _configured(findings: List[Finding], abspaths: Dict[str, str], options: Opti
     return out
 
 
-def _nearby_scripts(units: List[Unit], known: Set[str], probes: Probes, roles: Any) -> List[Unit]:
+def _context_unit(path: str, root: str, shared: Optional[Dict[str, Unit]]) -> Unit:
+    """The unit of a context file: the one already read by an earlier project, else a new one."""
+    if shared is not None and path in shared:
+        return shared[path]
+    rel = os.path.relpath(path)
+    return Unit(rel if not rel.startswith("..") else path, path, root, linted=False)
+
+
+def _nearby_scripts(units: List[Unit], known: Set[str], probes: Probes, roles: Any,
+                    shared: Optional[Dict[str, Unit]] = None) -> List[Unit]:
     """Entry-named scripts in the folders of the linted files and above, up to their roots."""
     if roles is None or not roles.file_names:
         return []
@@ -475,12 +516,12 @@ def _nearby_scripts(units: List[Unit], known: Set[str], probes: Probes, roles: A
             if ext != ".py" or path in known or not any(rx.search(stem) for rx in roles.file_names.values()):
                 continue
             known.add(path)
-            rel = os.path.relpath(path)
-            out.append(Unit(rel if not rel.startswith("..") else path, path, folders[d], linted=False))
+            out.append(_context_unit(path, folders[d], shared))
     return out
 
 
-def _add_context(units: List[Unit], options: Options, probes: Probes, roles: Any = None) -> List[Diagnostic]:
+def _add_context(units: List[Unit], options: Options, probes: Probes, roles: Any = None,
+                 shared: Optional[Dict[str, Unit]] = None) -> List[Diagnostic]:
     """Read project files that linted files import, so cross-file facts are complete even when
     only some files are linted (pre-commit passes just the changed ones). Breadth first, one
     import level at a time, each level loaded like the linted files (cache, workers). The entry
@@ -489,7 +530,7 @@ def _add_context(units: List[Unit], options: Options, probes: Probes, roles: Any
     errors: List[Diagnostic] = []
     known: Set[str] = {os.path.normpath(u.abspath) for u in units}
     modmap = ModuleMap(known, {os.path.normpath(u.abspath): u.root for u in units})
-    scripts = _nearby_scripts(units, known, probes, roles)
+    scripts = _nearby_scripts(units, known, probes, roles, shared)
     errors += [Diagnostic(e.kind, e.path, f"entry script not analysed: {e.message}", e.line, e.column, fatal=False)
                for e in load_units(scripts, options, "context")]
     units.extend(scripts)
@@ -509,8 +550,7 @@ def _add_context(units: List[Unit], options: Options, probes: Probes, roles: Any
                         continue
                     known.add(target)
                     modmap.add(target, u.root)
-                    rel = os.path.relpath(target)
-                    new.append(Unit(rel if not rel.startswith("..") else target, target, u.root, linted=False))
+                    new.append(_context_unit(target, u.root, shared))
         for e in load_units(new, options, "context"):
             # Not a file the user asked about, but its facts are now missing from cross-file
             # rules: say so, as a warning.

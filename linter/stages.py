@@ -10,7 +10,7 @@ from typing import Callable, Dict, Iterator, List, Optional
 
 Progress = Callable[[str, int, int], None]
 """(phase, done, total): ``parse`` (files), ``context`` (imported files), ``model``, ``rules``
-(rules run), ``projects`` (audit)."""
+(rules run), ``projects`` (audit), ``checking`` (the projects of a many-project tree)."""
 
 
 @dataclass
@@ -18,6 +18,8 @@ class Stage:
     name: str
     seconds: float
     detail: str = ""
+    summed: bool = False
+    """``seconds`` add up the time of several worker processes (not wall time)."""
 
 
 @dataclass

@@ -153,11 +153,13 @@ def _plan_all(work: List[Tuple[str, List[Finding], str]], by_id: Dict[str, Compi
     global _PLAN_WORK, _PLAN_ARGS
     _PLAN_WORK, _PLAN_ARGS = work, (by_id, lang)
     try:
-        from linter.parse import _context
+        from linter.parse import _context, collector_paused
 
         ctx = _context()
         if jobs <= 1 or len(work) < _PARALLEL_MIN_FILES or ctx.get_start_method() != "fork":
-            return [_plan_one(i) for i in range(len(work))]
+            # a plan's syntax trees hold no reference cycles: collections would only rescan them
+            with collector_paused(freeze=False):
+                return [_plan_one(i) for i in range(len(work))]
         from concurrent.futures import ProcessPoolExecutor
 
         try:

@@ -17,6 +17,7 @@ from linter.index.apis import NO_DEFAULT, ApiTables, Param as ApiParam
 from linter.index.configs import CONFIG_SUFFIXES, ConfigMap, ConfigStore
 from linter.index.modules import ModuleMap, module_name
 from linter.index.values import (
+    ordered,
     UNKNOWN,
     Bound,
     Cls,
@@ -86,7 +87,7 @@ def _eval_with(e: Expr, name: str, x: float, leaf: Callable[[Expr], Optional[flo
 
 def _sorted(vals: Iterable[Value]) -> List[Value]:
     """Deterministic order (independent of hash seeds) for anything that reaches output."""
-    return sorted(vals, key=repr)
+    return ordered(vals if isinstance(vals, (set, frozenset, list, tuple)) else list(vals))
 
 
 def _cap(vals: Set[Value]) -> FrozenSet[Value]:

@@ -5,7 +5,7 @@ some path). They are plain named tuples so sets of them hash and compare cheaply
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Tuple, Union
+from typing import Any, Collection, List, NamedTuple, Optional, Tuple, TypeVar, Union
 
 
 class Const(NamedTuple):
@@ -120,3 +120,15 @@ def type_of(v: Value) -> Optional[Union[Ext, Cls]]:
     if isinstance(v, Obj):
         return v.type
     return None
+
+
+T = TypeVar("T")
+
+
+def ordered(items: Collection[T]) -> List[T]:
+    """``items`` in a deterministic order (by ``repr``, independent of hash seeds). Values are
+    named tuples whose ``repr`` is slow Python code, and most sets asked about hold one item:
+    those are not sorted at all."""
+    if len(items) <= 1:
+        return list(items)
+    return sorted(items, key=repr)

@@ -129,6 +129,15 @@ def _memo_state(mc: MatchContext) -> List[Any]:
     return objs
 
 
+def release(mc: MatchContext) -> None:
+    """Drop the project index and everything memoised on it. The index, the roles and their
+    memo tables refer to each other (reference cycles): left to the cyclic collector they
+    would outlive the run — on a many-project tree until the next project's facts are frozen
+    with them (:func:`linter.parse.collector_paused`), that is, forever."""
+    for o in _memo_state(mc):
+        vars(o).clear()
+
+
 def _snapshot(mc: MatchContext) -> List[Tuple[Any, Dict[str, Any]]]:
     return [(o, {k: _copy(v) for k, v in vars(o).items() if k.startswith("_")}) for o in _memo_state(mc)]
 
@@ -197,11 +206,13 @@ def _run_one(index: int) -> Result:
 
 
 def run_rules(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int],
-              lang: str, jobs: int = 1, observer: Optional[Observer] = None) -> Tuple[List[Finding], List[Diagnostic]]:
+              lang: str, jobs: int = 1, observer: Optional[Observer] = None,
+              workers: bool = True) -> Tuple[List[Finding], List[Diagnostic]]:
     """Every rule over ``files``, each from the same resolved state (see above): on a large
     project in forked workers (``jobs`` at a time) that share the index copy-on-write, on a
     small one in this process, restoring a snapshot between rules. Either way the findings
-    are the same for every ``jobs``. Stage and rule times go to ``observer``."""
+    are the same for every ``jobs``. ``workers=False`` keeps every rule in this process (the
+    caller is a worker already). Stage and rule times go to ``observer``."""
     obs = observer if observer is not None else Observer()
     findings: List[Finding] = []
     errors: List[Diagnostic] = []
@@ -209,7 +220,7 @@ def run_rules(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[i
     order = sorted(range(len(rules)), key=lambda i: (_COST.get(rules[i].kind, 9), i))
     calls = sum(len(mc.p.files[fi].calls) for fi in range(len(mc.p.files)))
     results: List[Result] = []
-    if len(rules) > 1 and calls >= PARALLEL_MIN_CALLS and sys.platform.startswith("linux"):
+    if workers and len(rules) > 1 and calls >= PARALLEL_MIN_CALLS and sys.platform.startswith("linux"):
         results = _forked(rules, mc, files, lang, jobs, order, obs)
     elif len(rules) > 1:
         results = _in_process(rules, mc, files, lang, order, obs)

@@ -16,7 +16,7 @@ from linter.facts.model import ArgFact, CallFact, Expr, Stmt
 from linter.index.apis import NO_DEFAULT, Param as ApiParam, parse_version
 from linter.index.project import BoundArgs, Project, bind_args
 from linter.index.roles import Roles
-from linter.index.values import Cls, Ext, Obj
+from linter.index.values import Cls, Ext, Obj, ordered
 
 Call = Tuple[int, int]
 """(file index, call id)."""
@@ -271,7 +271,7 @@ class MatchContext:
             params = api.signature(parse_version(version) if version else None)
         skip_first = False
         if params is None:
-            for v in sorted(p.callee_values(fi, cid), key=repr):
+            for v in ordered(p.callee_values(fi, cid)):
                 sig, skip = p.signature_of(v)
                 if sig is not None:
                     params, skip_first = sig, skip

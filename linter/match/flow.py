@@ -30,7 +30,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set
 from linter.compiler.build import CompiledRule, Effect, FlowSpec
 from linter.facts.ir import iter_returns, walk
 from linter.facts.model import Expr, Stmt
-from linter.index.values import Bound, Cls, Func, Obj
+from linter.index.values import Bound, Cls, Func, Obj, ordered
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding
 from linter.model import Finding
@@ -748,7 +748,7 @@ class StateFlow:
             if any(all(st is not None and st not in self.bad for st, _ in _lookup(S, k)) for k in tracked):
                 return
         observed: List[Tuple[Key, Any, Any]] = []
-        for k in sorted(keys, key=repr):
+        for k in ordered(keys):
             for s, o in _lookup(S, k):
                 observed.append((k, s, o))
         if via is not None and any(o != _ENTRY for _, _, o in observed):
@@ -756,7 +756,7 @@ class StateFlow:
             bad_here = any(s in self.bad for _, s, o in observed if o != _ENTRY)
             sites = self.callsite_bad.setdefault(via, {})
             sites[(fr.fi, cid)] = sites.get((fr.fi, cid), False) or bad_here
-        for k, state, origin in sorted(set(observed), key=repr):
+        for k, state, origin in ordered(set(observed)):
             if origin == _ENTRY:
                 if fr.summary_mode:
                     fr.sink_keys.add(k)
@@ -1136,7 +1136,7 @@ class TaintFlow:
     def _fn_targets(self, fi: int, scope: int, e: Expr) -> List[Func]:
         """Project functions a function-valued expression stands for (dispatch registries expanded)."""
         out: List[Func] = []
-        for v in sorted(self.p.values(fi, scope, e), key=repr):
+        for v in ordered(self.p.values(fi, scope, e)):
             if isinstance(v, Func):
                 out.append(v)
             elif isinstance(v, Bound) and isinstance(v.func, Func):
@@ -1223,7 +1223,7 @@ class TaintFlow:
             self._handle(fi, cid, self.taint(fi, site.call.scope, a.value), (fi, cid))
 
     def _handle(self, fi: int, cid: int, t: Taint, sink: CallKey) -> None:
-        for o in sorted(t, key=repr):
+        for o in ordered(t):
             if o[0] == "S":
                 info = self.reports.setdefault((fi, cid), {"sources": [], "sink": sink})
                 if o not in info["sources"]:

@@ -18,6 +18,7 @@ _PHASES: Dict[str, Dict[str, str]] = {
     "model": {"en": "building the program model", "zh": "构建程序模型"},
     "rules": {"en": "running rules", "zh": "运行规则"},
     "projects": {"en": "auditing projects", "zh": "审计项目"},
+    "checking": {"en": "checking projects", "zh": "检查项目"},
 }
 
 
@@ -66,14 +67,16 @@ def observer_for(err: TextIO, fmt: str, quiet: bool, lang: str) -> Tuple[Observe
 def write_profile(err: TextIO, obs: Observer, total: float) -> None:
     """``--profile``: each stage's wall time and share, then every rule that ran, slowest
     first — what a report of a slow run needs."""
-    merged: Dict[str, Tuple[float, str]] = {}
+    merged: Dict[str, Tuple[float, str, bool]] = {}
     for st in obs.stages:
-        seconds, detail = merged.get(st.name, (0.0, ""))
-        merged[st.name] = (seconds + st.seconds, detail or st.detail)
+        seconds, detail, summed = merged.get(st.name, (0.0, "", False))
+        merged[st.name] = (seconds + st.seconds, detail or st.detail, summed or st.summed)
     peak = _peak_mb()
     err.write(f"Where the time went: {total:.2f} s in all{peak}\n")
-    for name, (seconds, detail) in merged.items():
-        share = f"{100 * seconds / total:5.1f}%" if total > 0 else "     -"
+    for name, (seconds, detail, summed) in merged.items():
+        share = "  sum " if summed else f"{100 * seconds / total:5.1f}%" if total > 0 else "     -"
+        if summed:
+            detail = (detail + " " if detail else "") + f"(added up over {obs.workers} worker processes)"
         err.write(f"  {name:<20} {seconds:8.2f} s {share}  {detail}\n".rstrip() + "\n")
     if obs.rules:
         note = f" (in {obs.workers} worker processes at once: the times add up to more than the stage)" \

@@ -1,0 +1,337 @@
+"""Stage 1b: a many-project tree split into the projects it holds, each checked on its own.
+
+A model zoo is hundreds of projects side by side (``official/cv/ResNet``, ``research/nlp/Bert``,
+...), each a folder with its own entry scripts. Checked as one project, the whole tree's facts
+and program model sit in memory at once, every question about names is asked of every project
+(is ``self.conv4`` read anywhere?), and the cost of a query grows with the tree rather than with
+the project it is about. So before parsing, the tree is split at its **project folders**: the
+shallowest folders below the root that hold a script named like an entry (``train*.py``,
+``eval*.py``, ... — the ``file_names`` of ``rules/roles.yaml``), directly or in a ``scripts/``,
+``script/`` or ``tools/`` folder of theirs. Each project is then linked, modelled and checked
+alone; the files it imports from elsewhere in the tree are read for context exactly as when
+only some files are linted (pre-commit), so cross-file facts still cross project lines where an
+import does.
+
+Files under no project folder (a shared ``utils/`` package) form one more group per root,
+checked last: with every project that imports one of them read for context, so that what runs
+them (the importing projects' entry scripts) is known as it would be in one big project.
+
+A tree with an entry script at its root, or with fewer than two project folders (a library and
+its ``examples/``), is one project, as before; files under different project roots (VCS or
+packaging markers) never share a group.
+"""
+from __future__ import annotations
+
+import dataclasses
+import gc
+import os
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+
+from linter.model import Diagnostic, Finding
+from linter.stages import Observer, Stage
+
+if TYPE_CHECKING:
+    from linter.compiler.packs import RulePacks
+    from linter.index.roles import RoleSpec
+    from linter.pipeline import Options, Probes, RunResult, Unit
+
+SCRIPT_FOLDERS = ("scripts", "script", "tools")
+"""Folders whose entry scripts belong to the folder above (launchers and helpers of a project)."""
+
+
+@dataclass
+class Group:
+    """The files of one project (``folder``), or of no project (``rest``) under ``root``."""
+
+    root: str
+    folder: str
+    units: List["Unit"]
+    rest: bool = False
+
+
+def project_folders(units: Sequence["Unit"], spec: Optional["RoleSpec"]) -> Set[str]:
+    """Folders holding an entry-named script (a script folder's entries count for its parent)."""
+    if spec is None or not spec.file_names:
+        return set()
+    names = list(spec.file_names.values())
+    out: Set[str] = set()
+    for u in units:
+        stem, ext = os.path.splitext(os.path.basename(u.abspath))
+        if ext != ".py" or not any(rx.search(stem) for rx in names):
+            continue
+        folder = os.path.dirname(os.path.normpath(u.abspath))
+        if os.path.basename(folder) in SCRIPT_FOLDERS:
+            folder = os.path.dirname(folder)
+        out.add(folder)
+    return out
+
+
+def partition(units: Sequence["Unit"], spec: Optional["RoleSpec"]) -> List[Group]:
+    """The units grouped by project (see the module docstring): per root, one group per project
+    folder in path order, then the files under none; a single group when the tree is not a
+    collection of projects."""
+    folders = project_folders(units, spec)
+    roots = {os.path.normpath(u.root) for u in units}
+    per_root: Dict[str, int] = {}
+    for f in folders:
+        for root in roots:
+            if f == root or f.startswith(root + os.sep):
+                per_root[root] = per_root.get(root, 0) + 1
+    groups: Dict[Tuple[str, int, str], Group] = {}
+    for u in units:
+        root = os.path.normpath(u.root)
+        if root in folders or per_root.get(root, 0) < 2:
+            key = (root, 0, root)
+        else:
+            folder = _shallowest(os.path.normpath(u.abspath), root, folders)
+            key = (root, 0, folder) if folder is not None else (root, 1, "")
+        if key not in groups:
+            groups[key] = Group(root, key[2], [], rest=bool(key[1]))
+        groups[key].units.append(u)
+    if len(groups) < 2:
+        return [Group("", "", list(units))]
+    return [groups[k] for k in sorted(groups)]
+
+
+def _shallowest(abspath: str, root: str, folders: Set[str]) -> Optional[str]:
+    """The outermost project folder containing ``abspath`` (below or at ``root``), if any."""
+    d = os.path.dirname(abspath)
+    chain: List[str] = []
+    while True:
+        chain.append(d)
+        parent = os.path.dirname(d)
+        if d == root or parent == d or not d.startswith(root):
+            break
+        d = parent
+    for d in reversed(chain):
+        if d in folders:
+            return d
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking the groups
+
+@dataclass
+class Part:
+    """What checking one group hands back (picklable: it may come from a worker process)."""
+
+    result: "RunResult"
+    context: List[Tuple[str, str, str, bool]]
+    """The context files read: path, absolute path, root, whether they parsed."""
+    observer: Observer
+    probes: "Probes"
+
+
+Extra = List[Tuple[str, str, str]]
+"""Files read for context in addition to what the group imports: (path, absolute path, root)."""
+
+
+def check_group(group: Group, packs: "RulePacks", options: "Options", probes: "Probes",
+                shared: Dict[str, "Unit"], extra: Optional[Extra] = None) -> Part:
+    """One group checked as a project; the facts of its files (and of ``extra``) dropped
+    afterwards, those of the context files it imported kept in ``shared`` for the next."""
+    from linter.pipeline import Probes, Unit, run_project
+
+    obs = Observer()
+    mine = Probes(probes._memory)
+    added = [Unit(p, a, r, linted=False) for p, a, r in extra or ()]
+    units = list(group.units) + added
+    result = run_project(units, packs, dataclasses.replace(options, observer=obs), True, mine, shared=shared)
+    dropped = {id(u) for u in added}
+    context = []
+    for u in units[len(group.units):]:
+        context.append((u.path, u.abspath, u.root, u.facts is not None))
+        if u.facts is not None and id(u) not in dropped:
+            shared.setdefault(os.path.normpath(u.abspath), u)
+    for u in list(group.units) + added:
+        u.facts = u.source = u.notebook = None
+    return Part(result, context, obs, mine)
+
+
+def importers(rest: Group, groups: Sequence[Group], parts: Sequence[Optional[Part]]) -> Extra:
+    """Every file of each project (same root) that read a file of ``rest`` for context."""
+    mine = {os.path.normpath(u.abspath) for u in rest.units}
+    out: Extra = []
+    for g, part in zip(groups, parts):
+        if g.rest or g.root != rest.root or part is None:
+            continue
+        if any(os.path.normpath(a) in mine for _, a, _, _ in part.context):
+            out += [(u.path, u.abspath, u.root) for u in g.units]
+    return out
+
+
+def run_projects(units: List["Unit"], groups: List[Group], packs: "RulePacks", options: "Options",
+                 probes: "Probes") -> "RunResult":
+    """Each group checked on its own (projects first, then the files of no project with the
+    projects that import them), its facts dropped when it is done: memory is bounded by the
+    largest project, not by the tree, and the answer for a project cannot depend on the others,
+    on their order or on ``jobs`` (with ``jobs > 1`` groups are spread over worker processes,
+    each checked exactly as here). ``units`` grows by the context files read, for the result
+    cache."""
+    obs = options.observer if options.observer is not None else Observer()
+    inner = dataclasses.replace(options, observer=None, freeze_facts=False, rule_workers=False, jobs=1)
+    parallel = options.jobs > 1 and sys.platform.startswith("linux")
+    with _base_frozen():
+        if parallel:
+            # wall time of the whole; the stages inside are then sums over the workers
+            with obs.stage("projects") as st:
+                parts = _in_workers(groups, packs, inner, options.jobs, obs)
+                st.detail = f"{len(groups):,} projects in {obs.workers} worker processes"
+        else:
+            parts = _in_order(groups, packs, inner, probes, obs)
+    obs.tick("checking", len(groups), len(groups))
+    return _merged(units, groups, parts, probes, obs, parallel)
+
+
+@contextmanager
+def _base_frozen() -> Iterator[None]:
+    """What exists before the first project (modules, compiled rules) is frozen out of the
+    collector's scans while the projects are checked (see :func:`_collected`)."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _collected(check: Callable[[], Part]) -> Part:
+    """One group checked with the cyclic collector paused, then one collection of the
+    youngest generation — which then holds exactly what the group allocated. Its objects die
+    by reference counting when it is released (:func:`linter.match.release`); the few cycles
+    left (recursive closures) are found by that one pass instead of by thousands of
+    collections that rescan the live index while the rules run (a tenth of a zoo's run)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return check()
+    finally:
+        gc.collect(0)
+        if enabled:
+            gc.enable()
+
+
+def _in_order(groups: List[Group], packs: "RulePacks", options: "Options", probes: "Probes",
+              obs: Observer) -> List[Part]:
+    shared: Dict[str, "Unit"] = {}
+    parts: List[Optional[Part]] = [None] * len(groups)
+    for n, i in enumerate(_schedule(groups)):
+        obs.tick("checking", n, len(groups))
+        extra = importers(groups[i], groups, parts) if groups[i].rest else []
+        parts[i] = _collected(lambda: check_group(groups[i], packs, options, probes, shared, extra))
+    return [p for p in parts if p is not None]
+
+
+def _schedule(groups: Sequence[Group]) -> List[int]:
+    """Projects largest first (parallel workers then finish together), the rest groups last."""
+    return sorted(range(len(groups)), key=lambda i: (groups[i].rest, -len(groups[i].units), i))
+
+
+_WORK: Optional[Tuple[List[Group], "RulePacks", "Options"]] = None
+_SHARED: Dict[str, "Unit"] = {}
+
+
+def _task(index: int, extra: Extra) -> Tuple[int, Part]:
+    from linter.pipeline import Probes
+
+    assert _WORK is not None
+    groups, packs, options = _WORK
+    return index, _collected(lambda: check_group(groups[index], packs, options, Probes(), _SHARED, extra))
+
+
+def _in_workers(groups: List[Group], packs: "RulePacks", options: "Options", jobs: int,
+                obs: Observer) -> List[Part]:
+    """The groups spread over ``jobs`` forked workers; the rest groups once the projects they
+    need are done. A group whose worker died (out of memory, killed) is checked here instead,
+    so none is lost."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import multiprocessing
+
+    from linter.pipeline import Probes
+
+    global _WORK
+    _WORK = (groups, packs, options)
+    parts: List[Optional[Part]] = [None] * len(groups)
+    workers = min(jobs, len(groups))
+    done = 0
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            for wave in ([i for i in _schedule(groups) if not groups[i].rest],
+                         [i for i in _schedule(groups) if groups[i].rest]):
+                futures = [pool.submit(_task, i, importers(groups[i], groups, parts) if groups[i].rest else [])
+                           for i in wave]
+                for fut in as_completed(futures):
+                    obs.tick("checking", done, len(groups))
+                    done += 1
+                    try:
+                        i, part = fut.result()
+                    except Exception:   # a dead worker: its group is redone below
+                        continue
+                    parts[i] = part
+    except Exception:
+        pass   # the pool itself broke: whatever is missing is redone below
+    finally:
+        _WORK = None
+    shared: Dict[str, "Unit"] = {}
+    for i in _schedule(groups):
+        if parts[i] is None:
+            extra = importers(groups[i], groups, parts) if groups[i].rest else []
+            parts[i] = check_group(groups[i], packs, options, Probes(), shared, extra)
+    obs.workers = workers
+    return [p for p in parts if p is not None]
+
+
+def _merged(units: List["Unit"], groups: List[Group], parts: List[Part], probes: "Probes",
+            obs: Observer, parallel: bool) -> "RunResult":
+    """One result from the groups' (in the groups' order: the same for every ``jobs``)."""
+    from linter.pipeline import RunResult, Unit
+
+    known = {os.path.normpath(u.abspath) for u in units}
+    findings: List[Finding] = []
+    errors: List[Diagnostic] = []
+    seen_errors: Set[Tuple[Any, ...]] = set()
+    out = RunResult([], [], files=0)
+    for part in parts:
+        _add_timings(obs, part.observer, parallel)
+        probes.merge(part.probes)
+        findings += part.result.findings
+        for e in part.result.errors:
+            key = (e.kind, e.path, e.line, e.column, e.message, e.rule)
+            if key not in seen_errors:      # a context file's problem, met by several projects
+                seen_errors.add(key)
+                errors.append(e)
+        out.files += part.result.files
+        out.suppressed += part.result.suppressed
+        out.sources.update(part.result.sources)
+        out.notebooks.update(part.result.notebooks)
+        for path, abspath, root, parsed in part.context:
+            norm = os.path.normpath(abspath)
+            if norm not in known:
+                known.add(norm)
+                units.append(Unit(path, abspath, root, linted=False))
+                out.context_files += parsed
+    for st in obs.stages:
+        if st.name == "parse":
+            st.detail = f"{out.files:,} files in {len(groups):,} projects"
+    findings.sort(key=Finding.sort_key)
+    errors.sort(key=Diagnostic.sort_key)
+    out.findings, out.errors = findings, errors
+    return out
+
+
+def _add_timings(obs: Observer, inner: Observer, parallel: bool) -> None:
+    """One group's stage and rule times added into the run's observer (one entry per stage;
+    marked as sums when the groups ran in parallel)."""
+    at = {st.name: st for st in obs.stages if st.name != "projects"}
+    for st in inner.stages:
+        if st.name in at:
+            at[st.name].seconds += st.seconds
+        else:
+            at[st.name] = Stage(st.name, st.seconds, summed=parallel)
+            obs.stages.append(at[st.name])
+    for rid, seconds in inner.rules.items():
+        obs.rules[rid] = obs.rules.get(rid, 0.0) + seconds
