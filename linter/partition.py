@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
+from linter.index.modules import folders_up
 from linter.model import Diagnostic, Finding
 from linter.stages import Observer, Stage
 
@@ -98,15 +99,7 @@ def partition(units: Sequence["Unit"], spec: Optional["RoleSpec"]) -> List[Group
 
 def _shallowest(abspath: str, root: str, folders: Set[str]) -> Optional[str]:
     """The outermost project folder containing ``abspath`` (below or at ``root``), if any."""
-    d = os.path.dirname(abspath)
-    chain: List[str] = []
-    while True:
-        chain.append(d)
-        parent = os.path.dirname(d)
-        if d == root or parent == d or not d.startswith(root):
-            break
-        d = parent
-    for d in reversed(chain):
+    for d in reversed(folders_up(os.path.dirname(abspath), root)):
         if d in folders:
             return d
     return None
@@ -216,10 +209,14 @@ def _collected(check: Callable[[], Part]) -> Part:
 
 
 def _in_order(groups: List[Group], packs: "RulePacks", options: "Options", probes: "Probes",
-              obs: Observer) -> List[Part]:
+              obs: Observer, parts: Optional[List[Optional[Part]]] = None) -> List[Part]:
+    """Every group in this process, in :func:`_schedule` order; those already in ``parts``
+    (checked by workers) are kept."""
     shared: Dict[str, "Unit"] = {}
-    parts: List[Optional[Part]] = [None] * len(groups)
+    parts = parts if parts is not None else [None] * len(groups)
     for n, i in enumerate(_schedule(groups)):
+        if parts[i] is not None:
+            continue
         obs.tick("checking", n, len(groups))
         extra = importers(groups[i], groups, parts) if groups[i].rest else []
         parts[i] = _collected(lambda: check_group(groups[i], packs, options, probes, shared, extra))
@@ -249,8 +246,8 @@ def _in_workers(groups: List[Group], packs: "RulePacks", options: "Options", job
     need are done. A group whose worker died (out of memory, killed) is checked here instead,
     so none is lost."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
-    import multiprocessing
 
+    from linter.parse import _context
     from linter.pipeline import Probes
 
     global _WORK
@@ -259,7 +256,7 @@ def _in_workers(groups: List[Group], packs: "RulePacks", options: "Options", job
     workers = min(jobs, len(groups))
     done = 0
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
             for wave in ([i for i in _schedule(groups) if not groups[i].rest],
                          [i for i in _schedule(groups) if groups[i].rest]):
                 futures = [pool.submit(_task, i, importers(groups[i], groups, parts) if groups[i].rest else [])
@@ -276,13 +273,8 @@ def _in_workers(groups: List[Group], packs: "RulePacks", options: "Options", job
         pass   # the pool itself broke: whatever is missing is redone below
     finally:
         _WORK = None
-    shared: Dict[str, "Unit"] = {}
-    for i in _schedule(groups):
-        if parts[i] is None:
-            extra = importers(groups[i], groups, parts) if groups[i].rest else []
-            parts[i] = check_group(groups[i], packs, options, Probes(), shared, extra)
     obs.workers = workers
-    return [p for p in parts if p is not None]
+    return _in_order(groups, packs, options, Probes(), obs, parts)
 
 
 def _merged(units: List["Unit"], groups: List[Group], parts: List[Part], probes: "Probes",

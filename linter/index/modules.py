@@ -29,6 +29,22 @@ def project_root(abspath: str) -> Optional[str]:
         d = parent
 
 
+def folders_up(folder: str, root: str) -> List[str]:
+    """``folder`` and its ancestors up to ``root`` (innermost first; just ``folder`` when it is
+    not under ``root``)."""
+    out = []
+    d = folder
+    while True:
+        out.append(d)
+        if d == root or not d.startswith(root):
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return out
+
+
 class ModuleMap:
     """Maps dotted imports to known files, per importing file."""
 
@@ -44,18 +60,7 @@ class ModuleMap:
         self._cache.clear()
 
     def search_dirs(self, abspath: str) -> List[str]:
-        root = self.roots.get(abspath) or os.path.dirname(abspath)
-        out = []
-        d = os.path.dirname(abspath)
-        while True:
-            out.append(d)
-            if d == root or not d.startswith(root):
-                break
-            parent = os.path.dirname(d)
-            if parent == d:
-                break
-            d = parent
-        return out
+        return folders_up(os.path.dirname(abspath), self.roots.get(abspath) or os.path.dirname(abspath))
 
     def _candidate(self, base: str, module: str, exists: ExistsFn) -> Optional[str]:
         rel = module.replace(".", os.sep)

@@ -85,15 +85,10 @@ def _eval_with(e: Expr, name: str, x: float, leaf: Callable[[Expr], Optional[flo
     return leaf(e)
 
 
-def _sorted(vals: Iterable[Value]) -> List[Value]:
-    """Deterministic order (independent of hash seeds) for anything that reaches output."""
-    return ordered(vals if isinstance(vals, (set, frozenset, list, tuple)) else list(vals))
-
-
 def _cap(vals: Set[Value]) -> FrozenSet[Value]:
     if len(vals) <= _MAX_VALUES:
         return frozenset(vals)
-    return frozenset(_sorted(vals)[:_MAX_VALUES]) | _UNK
+    return frozenset(ordered(vals)[:_MAX_VALUES]) | _UNK
 
 
 _INSTANCE_METHODS = frozenset({"construct", "forward", "call", "__call__"})
@@ -550,7 +545,7 @@ class Project:
         cf = self.files[c.file].classes[c.index]
         out: List[Value] = []
         for b in cf.bases:
-            for v in _sorted(self.values(c.file, cf.scope, b)):
+            for v in ordered(self.values(c.file, cf.scope, b)):
                 if isinstance(v, (Cls, Ext)):
                     out.append(v)
         result = tuple(out)
@@ -927,7 +922,7 @@ class Project:
             if n and n not in names:
                 names.append(n)
 
-        for v in _sorted(self.callee_values(fi, cid)):
+        for v in ordered(self.callee_values(fi, cid)):
             if isinstance(v, Ext):
                 add(v.qual)
             elif isinstance(v, (Func, Cls)):
@@ -969,7 +964,7 @@ class Project:
         functions, bound methods, constructors (``__init__``) and instance calls
         (``__call__`` or the framework's ``construct``/``forward``/``call``)."""
         out: List[Tuple[Func, bool]] = []
-        for v in _sorted(self.callee_values(fi, cid)):
+        for v in ordered(self.callee_values(fi, cid)):
             if isinstance(v, Func):
                 out.append((v, False))
             elif isinstance(v, Bound) and isinstance(v.func, Func):
@@ -1377,7 +1372,7 @@ class Project:
             return [d for aid in ids for d in self._assign_defs(fi, aid)]
         if e[0] == "attr":
             out: List[Tuple[int, int, Optional[Expr], int, str]] = []
-            for base in _sorted(self.expand_params(self.values(fi, scope, e[1]))):
+            for base in ordered(self.expand_params(self.values(fi, scope, e[1]))):
                 if isinstance(base, Mod):
                     out += self._global_defs(base.file, e[2])
                 elif isinstance(base, Record):

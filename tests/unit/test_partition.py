@@ -135,3 +135,18 @@ def test_each_project_is_released_when_it_is_done(tmp_path, monkeypatch) -> None
     gc.collect()
     assert len(alive) == 4 and all(r() is None for r in alive)
     assert gc.get_freeze_count() == 0
+
+
+def test_a_project_whose_worker_fails_is_checked_in_the_parent(tmp_path, monkeypatch) -> None:
+    root = zoo(tmp_path)
+    serial = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "1", ".", cwd=str(root))
+    task = partition_stage._task
+
+    def failing(index, extra):
+        if partition_stage._WORK[0][index].rest:
+            raise MemoryError("worker lost")       # as a killed worker would surface
+        return task(index, extra)
+
+    monkeypatch.setattr(partition_stage, "_task", failing)
+    parallel = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "2", ".", cwd=str(root))
+    assert parallel[1] == serial[1]
