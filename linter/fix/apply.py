@@ -20,7 +20,8 @@ import libcst as cst
 
 from linter.compiler.build import CompiledRule
 from linter.compiler.fixes import FixSpec
-from linter.fix.edits import NoFix, SourceFile, TextEdit, apply_edits, fix_edits
+from linter.fix.edits import NoFix, SourceFile, TextEdit, apply_edits, file_globs, fix_edits, window_serves
+from linter.fix.window import window
 from linter.model import Finding
 
 VARIANTS_KEY = "fix.variants"
@@ -113,9 +114,12 @@ def plan(findings: Sequence[Finding], text: str, rules: Dict[str, CompiledRule],
         return fixes, refusals
     if src is None:
         try:
-            src = SourceFile(text)
+            src = SourceFile(text, _window(todo, text, rules))
         except Exception:
-            return fixes, refusals
+            try:
+                src = SourceFile(text)
+            except Exception:
+                return fixes, refusals
     original_ok = compiles(text, todo[0].path, not quick) is None
     for f in todo:
         s = f.span
@@ -133,6 +137,16 @@ def plan(findings: Sequence[Finding], text: str, rules: Dict[str, CompiledRule],
             fixes.append(Fix(f, spec, tuple(edits)))
             break
     return fixes, refusals
+
+
+def _window(findings: Sequence[Finding], text: str, rules: Dict[str, CompiledRule]) -> Optional[str]:
+    """What to parse for these findings' fixes: a window of ``text`` when every fix can be
+    planned on one (:mod:`linter.fix.window`), else None (the whole text)."""
+    specs = [spec for f in findings for spec in _variants(rules[f.rule], f)]
+    if not all(window_serves(s) for s in specs):
+        return None
+    words = sorted({w for s in specs for w in (file_globs(s) or ())})
+    return window(text, sorted({f.span.line for f in findings}), words)
 
 
 def _conflicts(a: Sequence[TextEdit], b: Sequence[TextEdit]) -> bool:

@@ -19,6 +19,7 @@ from libcst.metadata import CodePosition, CodeRange
 from linter.compiler.fixes import Binder, Edit, FixSpec, Unless, import_binding
 from linter.facts.positions import all_positions
 from linter.fix.template import TemplateError, render_expression, render_statement, substitute
+from linter.fix.window import file_words
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 Body = Union[cst.Module, cst.IndentedBlock]
@@ -74,15 +75,29 @@ class _Ranges:
 
 
 class SourceFile:
-    """A parsed file with the lookups fixes need (parsed once, shared by every fix of the file)."""
+    """A parsed file with the lookups fixes need (parsed once, shared by every fix of the file).
 
-    def __init__(self, text: str) -> None:
+    ``parsed`` is what libcst parses when it is not ``text`` itself: a window of it
+    (:mod:`linter.fix.window`), whose lines and columns are those of ``text``; ``partial``
+    then says so, and :meth:`whole` gives the file parsed in full."""
+
+    def __init__(self, text: str, parsed: Optional[str] = None) -> None:
         self.text = text
-        self.module = cst.parse_module(text)
+        self.partial = parsed is not None and parsed != text
+        self.module = cst.parse_module(parsed if self.partial else text)
         self.pos = _Ranges(self.module)
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         self.newline = self.module.default_newline
         self._calls: Optional[Dict[Tuple[int, int, int, int], cst.Call]] = None
+
+    def whole(self) -> "SourceFile":
+        """This file parsed in full (itself when it is)."""
+        if not self.partial:
+            return self
+        full = self.__dict__.get("_whole")
+        if full is None:
+            full = self.__dict__["_whole"] = SourceFile(self.text)
+        return full
 
     @property
     def parents(self) -> "_Parents":
@@ -428,7 +443,13 @@ def insert_after_imports(src: SourceFile, line: int, stmt: str) -> List[TextEdit
 # ---------------------------------------------------------------------------- one fix
 def fix_edits(src: SourceFile, spec: FixSpec, span: Tuple[int, int, int, int], data: Dict[str, str]) -> List[TextEdit]:
     """The replacements one fix makes, merged and sorted; raises :class:`NoFix`."""
+    if src.partial and not window_serves(spec):
+        src = src.whole()
     call = src.call_at(*span)
+    if call is None and src.partial and any(x.scope != "file" for x in spec.binders + spec.unless):
+        # not at a call: its function-scope searches cover the whole file, not just the window
+        src = src.whole()
+        call = src.call_at(*span)
     values = {k: v for k, v in data.items() if isinstance(v, str)}
     try:
         bind(src, spec.binders, call, values)
@@ -440,6 +461,18 @@ def fix_edits(src: SourceFile, spec: FixSpec, span: Tuple[int, int, int, int], d
     except TemplateError as exc:
         raise NoFix(str(exc)) from None
     return merge(t for t, _ in sorted(out, key=lambda x: (x[0].start, x[1])))
+
+
+def window_serves(spec: FixSpec) -> bool:
+    """Whether a window of the file (:mod:`linter.fix.window`) answers this fix as the whole
+    file would: ``move-after`` looks at later statements of a block, which may be top-level."""
+    return all(e.op != "move-after" for e in spec.edits) and file_globs(spec) is not None
+
+
+def file_globs(spec: FixSpec) -> Optional[List[str]]:
+    """The names a window must keep for this fix's file-scope searches (None: it cannot)."""
+    return file_words([b.call for b in spec.binders if b.scope == "file"] +
+                      [u.call for u in spec.unless if u.scope == "file"])
 
 
 def _one(src: SourceFile, e: Edit, call: Optional[cst.Call], span: Tuple[int, int, int, int],

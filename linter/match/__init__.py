@@ -161,21 +161,13 @@ def _copy(v: Any) -> Any:
     return v
 
 
-def _resolve_all(mc: MatchContext) -> None:
-    """The callee names of every call, in file order (what every rule starts by asking)."""
-    p = mc.p
-    for fi, facts in enumerate(p.files):
-        for cid in range(len(facts.calls)):
-            p.call_names(fi, cid)
-
-
 def _warm_up(mc: MatchContext) -> None:
     """The program model every rule asks about, built once, in a fixed order, before the rules
     fork: the index of what runs each function, the entries and their roles, the references
     to classes and functions. Deterministic (one order, from the resolved state), so it may be
     shared; without it each rule's worker would rebuild it."""
     p, roles = mc.p, mc.roles
-    _resolve_all(mc)
+    mc.index_names()   # the callee names of every call, in file order: what every rule starts by asking
     if p.files:
         p.resolved_callers(Func(0, 0))
         p.name_sites("")

@@ -87,6 +87,9 @@ class MatchContext:
         self._pattern_files: Dict[int, Dict[int, List[Call]]] = {}
         self._pattern_entries: Dict[int, Dict[int, List[Call]]] = {}
         self._all_candidates: Dict[int, List[Call]] = {}
+        self._by_name: Optional[List[Dict[str, List[int]]]] = None
+        """Per file: resolved callee name → its calls (:meth:`index_names`)."""
+        self._made_by: Dict[Tuple[str, ...], bool] = {}
         self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = {}
         self.assume: Dict[str, Any] = {}
         self.site_crashes: List[Tuple[int, BaseException]] = []
@@ -125,10 +128,25 @@ class MatchContext:
     # ------------------------------------------------------------------ candidates
     def candidates(self, pattern: CallPattern, files: Iterable[int]) -> Iterator[Call]:
         """Calls that may match ``pattern`` (cheap, by callee name), in file/id order."""
+        where = pattern.where
+        if type(where) is CallPred and where.callee_made_by is not None and not self._anything_made_by(where.callee_made_by):
+            return   # nothing in the project is called that could have made the callee
         for fi in files:
             facts = self.p.files[fi]
             if pattern.scan_all and pattern.creates is None:
-                yield from ((fi, cid) for cid in range(len(facts.calls)))
+                by_name = self._by_name
+                if by_name is None or pattern.names is None or "*" in pattern.names.globs:
+                    yield from ((fi, cid) for cid in range(len(facts.calls)))
+                    continue
+                # `Cell.__call__` cannot be looked up by the name as written (`self.conv(x)`):
+                # test the file's distinct resolved names instead of every call
+                names = pattern.names
+                ids: Set[int] = set()
+                for name, cids in by_name[fi].items():
+                    if names.match(name):
+                        ids.update(cids)
+                for cid in sorted(ids):
+                    yield fi, cid
                 continue
             keys: Set[str] = set()
             if pattern.names is not None:
@@ -149,6 +167,31 @@ class MatchContext:
                 ids.update(facts.callee_index[k])
             for cid in sorted(ids):
                 yield fi, cid
+
+    def index_names(self) -> None:
+        """Index every call by the names it answers to (:meth:`Project.call_names`, resolving
+        them all, in file order), so that patterns on names no callee index holds (``__call__``)
+        test each file's distinct names rather than each call. A call is a candidate exactly
+        when one of its names matches, which :meth:`match` asks first anyway."""
+        p = self.p
+        out: List[Dict[str, List[int]]] = []
+        for fi, facts in enumerate(p.files):
+            by_name: Dict[str, List[int]] = {}
+            for cid in range(len(facts.calls)):
+                for name in p.call_names(fi, cid):
+                    by_name.setdefault(name, []).append(cid)
+            out.append(by_name)
+        self._by_name = out
+
+    def _anything_made_by(self, globs: GlobSet) -> bool:
+        """Whether some call of the project answers to ``globs``: else no callee was made by
+        one (:meth:`callee_made_by` asks exactly this of a call's origins)."""
+        if self._by_name is None:
+            return True
+        hit = self._made_by.get(globs.globs)
+        if hit is None:
+            hit = self._made_by[globs.globs] = any(globs.any(by_name) for by_name in self._by_name)
+        return hit
 
     def all_candidates(self, pattern: CallPattern) -> List[Call]:
         """:meth:`candidates` over every file, memoised: per-call questions ("does some call
