@@ -163,14 +163,19 @@ class SourceFile:
         return prefix
 
     def calls_in(self, scope: cst.CSTNode) -> List[cst.Call]:
-        out: List[cst.Call] = []
-
-        class V(cst.CSTVisitor):
-            def visit_Call(self, node: cst.Call) -> None:
-                out.append(node)
-
-        scope.visit(V())
-        return out
+        """The calls inside ``scope`` in visiting order (outer before inner), read from the
+        position pass rather than by walking the tree again."""
+        calls = self.__dict__.get("_ordered_calls")
+        if calls is None:
+            calls = self.__dict__["_ordered_calls"] = sorted(
+                (((p[0], p[1], -p[2], -p[3]), node) for node, p in self.pos.spans() if isinstance(node, cst.Call)),
+                key=lambda kn: kn[0])
+        if scope is self.module:
+            return [node for _, node in calls]
+        r = self.pos[scope]
+        lo, hi = (r.start.line, r.start.column), (r.end.line, r.end.column)
+        return [node for (line, col, neg_end_line, neg_end_col), node in calls
+                if lo <= (line, col) and (-neg_end_line, -neg_end_col) <= hi]
 
 
 # ---------------------------------------------------------------------------- bindings

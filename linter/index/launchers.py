@@ -28,6 +28,21 @@ class Launch(NamedTuple):
     text: str
     starts_python: bool
     """A shell script that runs ``python ...`` (a README never counts as one)."""
+    option_lines: Tuple[Tuple[str, Optional[str]], ...]
+    """The logical lines that pass an option (``--``), each with the last script named on it
+    or above it (the command it belongs to): read once, asked for every option."""
+
+
+def _option_lines(text: str) -> Tuple[Tuple[str, Optional[str]], ...]:
+    out: List[Tuple[str, Optional[str]]] = []
+    context: Optional[str] = None
+    for line in _logical_lines(text):
+        named = _SCRIPT.findall(line)
+        if named:
+            context = named[-1]
+        if "--" in line:
+            out.append((line, context))
+    return tuple(out)
 
 
 LAUNCHER_FOLDERS = ("scripts", "script")
@@ -61,7 +76,8 @@ class Launchers:
                 if data is None or len(data) > MAX_LAUNCHER_BYTES:
                     continue
                 text = data.decode("utf-8", "replace")
-                out.append(Launch(name, text, not name.endswith(".md") and bool(_PYTHON.search(text))))
+                out.append(Launch(name, text, not name.endswith(".md") and bool(_PYTHON.search(text)),
+                                  _option_lines(text)))
         self._near[here] = out
         return out
 
@@ -94,11 +110,7 @@ class Launchers:
         for f in files:
             if not readmes and f.name.endswith(".md"):
                 continue
-            context: Optional[str] = None
-            for line in _logical_lines(f.text):
-                named = _SCRIPT.findall(line)
-                if named:
-                    context = named[-1]
+            for line, context in f.option_lines:
                 for m in pattern.finditer(line):
                     if not shared and context is not None and context != base and context not in starters:
                         continue   # a command of another program

@@ -126,3 +126,25 @@ def test_no_window_where_it_would_not_pay_or_cannot_be_made() -> None:
     assert window("import x\nx.run()\n", [2]) is None                      # little to remove
     assert window("def f(:\n    pass\n" + FILLER, [1]) is None             # not Python here: parse it all
     assert window(FILLER, [1]) is not None
+
+
+def test_calls_in_lists_a_scope_s_calls_in_visiting_order() -> None:
+    import libcst as cst
+
+    text = "def f(a):\n    g(h(a))(k)\n    return m.n(a)\n\nx = f(1)\nprint(f(2)(3))\n"
+    src = SourceFile(text)
+
+    def walked(scope: cst.CSTNode) -> list:
+        out: list = []
+
+        class V(cst.CSTVisitor):
+            def visit_Call(self, node: cst.Call) -> None:
+                out.append(node)
+
+        scope.visit(V())
+        return out
+
+    func = src.module.body[0]
+    assert [src.code(c) for c in src.calls_in(func)] == ["g(h(a))(k)", "g(h(a))", "h(a)", "m.n(a)"]
+    assert src.calls_in(func) == walked(func)
+    assert src.calls_in(src.module) == walked(src.module)
