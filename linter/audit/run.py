@@ -117,6 +117,7 @@ class _Auditor:
         from linter.compare.load import Side
         from linter.compare.mapping import MappingError, builtin_tables
         from linter.compare.model import fmt
+        from linter.compare.render import unresolved_text
         from linter.compare.profile import extract_profile
 
         if not fp.files:
@@ -137,8 +138,7 @@ class _Auditor:
         notes += profile.notes
         # a value that is not known statically is shown as such, never as if its expression were
         # the value (`optimizer.lr=unresolved: lr`, not `optimizer.lr=lr`)
-        unresolved = tables.text("headings", "unresolved", self.lang)
-        out = [FactValue(k, fmt(f.val.value) if f.val.known else unresolved.format(text=f.val.text or "?"), f.path, f.line,
+        out = [FactValue(k, fmt(f.val.value) if f.val.known else unresolved_text(f.val, tables, self.lang), f.path, f.line,
                          f.val.defaulted) for k, f in profile.facts.items()]
         return out, (profile, tables)
 

@@ -51,6 +51,9 @@ class Val:
     """Not written in the script: the API's default."""
     via: str = ""
     """Where it came from when not a literal at the call: ``argparse default``, ``config.yaml``."""
+    parts: Tuple[Tuple[str, Any], ...] = ()
+    """Unknown values: the named parts of the expression that are known, (name, value) —
+    ``config.epoch_size`` of ``config.epoch_size - config.start_epoch``."""
 
     @staticmethod
     def unknown(text: str) -> "Val":

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, TextIO
 
 from linter import __version__
 from linter.compare.mapping import Tables
-from linter.compare.model import MATCH, MISMATCH, ONLY_NEW, ONLY_REFERENCE, UNKNOWN, Comparison, Fact, Row, Symbol, Unit, fmt
+from linter.compare.model import MATCH, MISMATCH, ONLY_NEW, ONLY_REFERENCE, UNKNOWN, Comparison, Fact, Row, Symbol, Unit, Val, fmt
 from linter.compare.normalize import as_written as _in_convention
 
 _STYLE = {MATCH: "green", MISMATCH: "bold red", ONLY_REFERENCE: "yellow", ONLY_NEW: "yellow", UNKNOWN: "cyan"}
@@ -42,8 +42,20 @@ def _json_value(f: Optional[Fact]) -> Any:
     if f is None:
         return None
     if not f.val.known:
-        return {"unresolved": f.val.text}
+        out: Dict[str, Any] = {"unresolved": f.val.text}
+        if f.val.parts:
+            out["known"] = {name: encode(v) for name, v in f.val.parts}
+        return out
     return encode(f.val.value)
+
+
+def unresolved_text(val: Val, tables: Tables, lang: str) -> str:
+    """``unresolved: config.epoch_size - config.start_epoch, where config.epoch_size = 90``: the
+    expression, never shown as if it were the value, with its parts that are known."""
+    if not val.parts:
+        return tables.text("headings", "unresolved", lang).format(text=val.text or "?")
+    parts = "; ".join(f"{name} = {fmt(v)}" for name, v in val.parts)
+    return tables.text("headings", "unresolved_parts", lang).format(text=val.text or "?", parts=parts)
 
 
 def to_json(c: Comparison) -> Dict[str, Any]:
@@ -88,7 +100,7 @@ def _cell(f: Optional[Fact], tables: Tables, lang: str, with_location: bool = Tr
         if f.val.defaulted:
             text += f" ({tables.text('headings', 'default', lang)})"
     else:
-        text = tables.text("headings", "unresolved", lang).format(text=f.val.text or "?")
+        text = unresolved_text(f.val, tables, lang)
     if not with_location:
         return text
     where = f.location

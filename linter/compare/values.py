@@ -15,12 +15,14 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
+from linter.facts.ir import sub_exprs
 from linter.facts.model import ArgFact, Expr
 from linter.index.values import Ext, Func, Obj, Record
 from linter.compare.load import Side
 from linter.compare.model import Symbol, Val
 
 _MAX_DEPTH = 12
+_MAX_PARTS = 4
 _MAX_CHOICES = 16
 _CONFIG_MAX_BYTES = 1 << 20
 _CONFIG_EXTENSIONS = (".yaml", ".yml", ".json")
@@ -69,16 +71,37 @@ class Resolver:
         try:
             choices, via = self._resolve(fi, scope, e, role, 0)
         except (Unresolved, RecursionError):
-            return Val.unknown(text)
+            return self._unknown(fi, scope, e, text, role)
         plain = [c for c in choices if not isinstance(c, (Config, OpenFile))]
         if not plain or len(plain) != len(choices):
-            return Val.unknown(text)
+            return self._unknown(fi, scope, e, text, role)
         values = _distinct(plain)
         if len(values) == 1:
             return Val(values[0], True, text, via=via)
         if len(values) > _MAX_CHOICES:
             return Val.unknown(text)
         return Val(frozenset(_hashable(v) for v in values), True, text, via=via)
+
+    def _unknown(self, fi: int, scope: int, e: Expr, text: str, role: Optional[str]) -> Val:
+        """Unknown, with the values of its named parts that are known: what a reader needs to
+        finish ``config.epoch_size - config.start_epoch`` when only the start is set at run time."""
+        parts: List[Tuple[str, Any]] = []
+        for leaf in _named_leaves(self.p.files[fi], e):
+            name = _dotted(leaf)
+            if not name or name == text or any(name == n for n, _ in parts):
+                continue
+            try:
+                vals, _ = self._resolve(fi, scope, leaf, role, 1)
+            except (Unresolved, RecursionError):
+                continue
+            if not vals or any(isinstance(v, (Config, OpenFile)) for v in vals):
+                continue
+            values = _distinct(vals)
+            if len(values) <= _MAX_CHOICES:
+                parts.append((name, values[0] if len(values) == 1 else frozenset(_hashable(v) for v in values)))
+            if len(parts) == _MAX_PARTS:
+                break
+        return Val(None, False, text, parts=tuple(parts))
 
     # ------------------------------------------------------------------ resolution
     def _resolve(self, fi: int, scope: int, e: Expr, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
@@ -250,6 +273,13 @@ class Resolver:
         sites = self.p.callers(Func(fi, func))
         if not sites:
             raise Unresolved()   # no known call: the default is no evidence of the value used
+        if len(sites) > 1:
+            # the calls the side's own program makes: other scripts of the folder (an export,
+            # a sibling project importing this builder) pass values this program never sees
+            roles, entry = self.side.roles, self.side.entry
+            own = [s for s in sites if entry in roles.call_entries(s[0], s[1])]
+            if own:
+                sites = own
         if role is not None and len(sites) > 1:
             chosen = [s for s in sites if role in self.side.roles.pipeline_context(s[0], s[1])]
             if chosen:
@@ -464,3 +494,33 @@ def object_types(side: Side, fi: int, scope: int, e: Expr) -> FrozenSet[str]:
         if isinstance(v, Obj) and isinstance(v.type, Ext):
             out.update(side.project.apis.mro(v.type.qual))
     return frozenset(out)
+
+
+def _dotted(e: Expr) -> str:
+    """``config.epoch_size`` for a name or attribute chain, else ''."""
+    if e[0] == "name":
+        return e[1]
+    if e[0] == "attr":
+        base = _dotted(e[1])
+        return f"{base}.{e[2]}" if base else ""
+    return ""
+
+
+def _named_leaves(facts: Any, e: Expr, depth: int = 0) -> List[Expr]:
+    """The names and attribute chains an expression computes with, outermost first: through
+    arithmetic, conditionals, sequences and the arguments of calls (not the callees)."""
+    if depth > _MAX_DEPTH or not isinstance(e, tuple) or not e:
+        return []
+    tag = e[0]
+    if tag in ("name", "attr") and _dotted(e):
+        return [e]
+    if tag == "call":
+        subs = [a.value for a in facts.calls[e[1]].args if not a.star] if 0 <= e[1] < len(facts.calls) else []
+    elif tag in ("binop", "unary", "boolop", "compare", "ifexp", "seq"):
+        subs = list(sub_exprs(e))
+    else:
+        return []
+    out: List[Expr] = []
+    for sub in subs:
+        out += _named_leaves(facts, sub, depth + 1)
+    return out

@@ -177,3 +177,65 @@ def test_mindspore_sources_shuffle_by_default(tmp_path) -> None:
     shuffle = rows["data.train.shuffle"]
     assert (shuffle.verdict, shuffle.reference.val.value, shuffle.new.val.value) == (MISMATCH, False, True)
     assert shuffle.reference.val.defaulted and shuffle.new.val.defaulted
+
+
+def test_a_builder_s_values_come_from_the_side_s_own_program(tmp_path) -> None:
+    """Another script of the folder that calls the same builder (here a second training script
+    reading its batch size from the command line) is not the program being compared."""
+    data = {"src/__init__.py": "", "src/data.py": """
+        import mindspore.dataset as ds
+
+        def create_dataset(batch_size, training):
+            data = ds.MnistDataset("mnist", shuffle=training)
+            return data.batch(batch_size, drop_remainder=training)
+    """, "train_distill.py": """
+        import sys
+        from src.data import create_dataset
+        from mindspore import nn, train
+        ds_train = create_dataset(int(sys.argv[1]), training=True)
+        net = nn.Dense(4, 2)
+        train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params())).train(1, ds_train)
+    """}
+    rows = compare(tmp_path, """
+        from src.data import create_dataset
+        from mindspore import nn, train
+        ds_train = create_dataset(64, training=True)
+        net = nn.Dense(4, 2)
+        train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params())).train(1, ds_train)
+    """, data, ref="""
+        from torch.utils.data import DataLoader
+        train_loader = DataLoader(train_set, batch_size=64, shuffle=True, drop_last=True)
+    """)
+    assert rows["data.train.batch_size"].verdict == MATCH and rows["data.train.batch_size"].new.val.value == 64
+
+
+def test_an_unknown_value_shows_its_known_parts(tmp_path) -> None:
+    """`EPOCHS - start` with `start` read at run time: unknown, but EPOCHS = 90 is shown with
+    it (text and JSON), and no part is made up for what is not known."""
+    from linter.compare.mapping import builtin_tables
+    from linter.compare.render import to_json, unresolved_text
+
+    (tmp_path / "ref").mkdir()
+    (tmp_path / "new").mkdir()
+    (tmp_path / "ref" / "train.py").write_text(textwrap.dedent("""
+        import torch
+        for epoch in range(90):
+            pass
+    """))
+    (tmp_path / "new" / "train.py").write_text(textwrap.dedent("""
+        from mindspore import nn, train
+        EPOCHS = 90
+        start = int(open("last_epoch.txt").read())
+        net = nn.Dense(4, 2)
+        model = train.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params()))
+        model.train(EPOCHS - start, ds_train)
+    """))
+    c = compare_paths(str(tmp_path / "ref"), str(tmp_path / "new"), cwd=str(tmp_path), use_cache=False)
+    row = next(r for r in c.rows if r.key == "train.epochs")
+    val = row.new.val
+    assert not val.known and val.parts == (("EPOCHS", 90),)
+    tables = builtin_tables()
+    assert unresolved_text(val, tables, "en") == "unresolved: EPOCHS - start, where EPOCHS = 90"
+    assert unresolved_text(val, tables, "zh") == "无法解析：EPOCHS - start，其中 EPOCHS = 90"
+    doc = next(r for r in to_json(c)["rows"] if r["key"] == "train.epochs")
+    assert doc["new"] == {"unresolved": "EPOCHS - start", "known": {"EPOCHS": 90}}
