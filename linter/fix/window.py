@@ -21,6 +21,7 @@ import warnings
 from typing import Iterable, List, Optional, Sequence, Set
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _MIN_SAVING = 0.25
 """Below this share of blanked lines a window is not worth its ``ast`` pass."""
 
@@ -52,7 +53,8 @@ def window(text: str, lines: Sequence[int], words: Sequence[str] = ()) -> Option
     body = tree.body
     if len(body) < 2:
         return None
-    src_lines = text.splitlines(keepends=True)
+    # lines as Python counts them: `str.splitlines` would also split at a form feed or U+2028
+    src_lines = _LINE.findall(text)
     # statements that share a line stand or fall together (`a = 1; b = f(\n  x)`)
     groups: List[List[ast.stmt]] = []
     for s in body:

@@ -148,3 +148,14 @@ def test_calls_in_lists_a_scope_s_calls_in_visiting_order() -> None:
     assert [src.code(c) for c in src.calls_in(func)] == ["g(h(a))(k)", "g(h(a))", "h(a)", "m.n(a)"]
     assert src.calls_in(func) == walked(func)
     assert src.calls_in(src.module) == walked(src.module)
+
+
+def test_lines_are_counted_as_python_counts_them() -> None:
+    # a form feed or U+2028 inside a line is not a line break for Python (str.splitlines says it is)
+    text = "import x\n\x0c\n" + "y = '\u2028'  # odd\r\n" + FILLER + "x.run(1)\n" + FILLER
+    span = call_span(text, "x.run(1)")
+    part = window(text, [span[0]])
+    assert part is not None and len(part) < len(text)
+    assert part.count("\n") == text.count("\n") and "x.run(1)\n" in part
+    fx = spec(Edit("set-keyword", name="k", value="2"))
+    assert both(text, "x.run(1)", fx).count("x.run(1, k=2)") == 1
