@@ -1,8 +1,8 @@
 """The part of a file that fixes need, for a cheaper parse.
 
 Planning a fix re-parses the file with libcst and computes positions for every node — the
-main cost of reports that offer fixes (a flagged 2,000-line script costs ~40 ms for one
-keyword edit). Fix operations look at the finding's own top-level statement (its call, its
+main cost of reports that offer fixes (on the MindSpore zoo: 4.8 s for the 191 files with a
+fixable finding; 1.7 s through windows, which keep 32 % of their text). Fix operations look at the finding's own top-level statement (its call, its
 statement, its function), the top-level imports and the first statement (where an import or
 a ``set_seed`` goes), and — for ``scope: file`` binders and ``unless`` — the calls of one
 name anywhere in the file. Every other top-level statement is replaced by empty lines: lines
