@@ -198,14 +198,13 @@ def _collected(check: Callable[[], Part]) -> Part:
     by reference counting when it is released (:func:`linter.match.release`); the few cycles
     left (recursive closures) are found by that one pass instead of by thousands of
     collections that rescan the live index while the rules run (a tenth of a zoo's run)."""
-    enabled = gc.isenabled()
-    gc.disable()
+    from linter.parse import collector_paused
+
     try:
-        return check()
+        with collector_paused(freeze=False):
+            return check()
     finally:
         gc.collect(0)
-        if enabled:
-            gc.enable()
 
 
 def _in_order(groups: List[Group], packs: "RulePacks", options: "Options", probes: "Probes",

@@ -88,16 +88,17 @@ class SourceFile:
         self.pos = _Ranges(self.module)
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         self.newline = self.module.default_newline
-        self._calls: Optional[Dict[Tuple[int, int, int, int], cst.Call]] = None
+        self._calls: Optional[List[Tuple[Tuple[int, int, int, int], cst.Call]]] = None
+        self._call_at: Optional[Dict[Tuple[int, int, int, int], cst.Call]] = None
+        self._whole: Optional["SourceFile"] = None
 
     def whole(self) -> "SourceFile":
         """This file parsed in full (itself when it is)."""
         if not self.partial:
             return self
-        full = self.__dict__.get("_whole")
-        if full is None:
-            full = self.__dict__["_whole"] = SourceFile(self.text)
-        return full
+        if self._whole is None:
+            self._whole = SourceFile(self.text)
+        return self._whole
 
     @property
     def parents(self) -> "_Parents":
@@ -125,12 +126,17 @@ class SourceFile:
 
     def call_at(self, line: int, column: int, end_line: int, end_column: int) -> Optional[cst.Call]:
         """The call a finding points at (finding columns are 1-based, end exclusive)."""
+        if self._call_at is None:
+            self._call_at = {(ln, col + 1, end_ln, end_col + 1): node for (ln, col, end_ln, end_col), node in self.calls()}
+        return self._call_at.get((line, column, end_line, end_column))
+
+    def calls(self) -> List[Tuple[Tuple[int, int, int, int], cst.Call]]:
+        """Every call with its span (line, column, end line, end column; 0-based columns), in
+        visiting order: by start, an outer call before the inner one that starts with it."""
         if self._calls is None:
-            self._calls = {}
-            for node, (ln, col, end_ln, end_col) in self.pos.spans():
-                if isinstance(node, cst.Call):
-                    self._calls[(ln, col + 1, end_ln, end_col + 1)] = node
-        return self._calls.get((line, column, end_line, end_column))
+            self._calls = sorted(((p, node) for node, p in self.pos.spans() if isinstance(node, cst.Call)),
+                                 key=lambda pn: (pn[0][0], pn[0][1], -pn[0][2], -pn[0][3]))
+        return self._calls
 
     # ------------------------------------------------------------------ structure
     def statement_of(self, node: cst.CSTNode) -> Tuple[cst.BaseStatement, Body]:
@@ -165,17 +171,12 @@ class SourceFile:
     def calls_in(self, scope: cst.CSTNode) -> List[cst.Call]:
         """The calls inside ``scope`` in visiting order (outer before inner), read from the
         position pass rather than by walking the tree again."""
-        calls = self.__dict__.get("_ordered_calls")
-        if calls is None:
-            calls = self.__dict__["_ordered_calls"] = sorted(
-                (((p[0], p[1], -p[2], -p[3]), node) for node, p in self.pos.spans() if isinstance(node, cst.Call)),
-                key=lambda kn: kn[0])
         if scope is self.module:
-            return [node for _, node in calls]
+            return [node for _, node in self.calls()]
         r = self.pos[scope]
         lo, hi = (r.start.line, r.start.column), (r.end.line, r.end.column)
-        return [node for (line, col, neg_end_line, neg_end_col), node in calls
-                if lo <= (line, col) and (-neg_end_line, -neg_end_col) <= hi]
+        return [node for (line, col, end_line, end_col), node in self.calls()
+                if lo <= (line, col) and (end_line, end_col) <= hi]
 
 
 # ---------------------------------------------------------------------------- bindings
