@@ -82,7 +82,7 @@ MESSAGES_SCHEMA = {
                      "required": ["match", "mismatch", "unknown", "only-reference", "only-new"]},
         "headings": {"type": "object", "additionalProperties": _TEXT,
                      "required": ["title", "key", "reference", "new", "verdict", "advice", "summary", "clean",
-                                  "default", "unresolved", "unresolved_parts", "one_of", "warnings"]},
+                                  "default", "unresolved", "unresolved_parts", "computed_by", "one_of", "warnings"]},
         "advice": {"type": "object", "additionalProperties": _TEXT,
                    "required": ["mismatch_write", "mismatch", "only_reference_write", "only_reference", "only_new",
                                 "unknown", "unknown_units"]},

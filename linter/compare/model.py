@@ -54,6 +54,8 @@ class Val:
     parts: Tuple[Tuple[str, Any], ...] = ()
     """Unknown values: the named parts of the expression that are known, (name, value) —
     ``config.epoch_size`` of ``config.epoch_size - config.start_epoch``."""
+    by: Tuple[str, ...] = ()
+    """Unknown values: the project functions that compute it (``init_lr()``)."""
 
     @staticmethod
     def unknown(text: str) -> "Val":

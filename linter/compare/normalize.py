@@ -198,8 +198,8 @@ def apply(spec: Spec, inputs: Sequence[Val], text: str, extra: Optional[Dict[str
     kwargs = {k: v for k, v in spec.items() if k in _ARGS}
     kwargs.update(extra or {})
     for v in inputs:
-        if not v.known:
-            return Val.unknown(v.text or text)
+        if not v.known:   # keep what is known about it (its parts, the functions computing it)
+            return Val(None, False, v.text or text, parts=v.parts, by=v.by)
     choices = [sorted(v.value, key=repr) if isinstance(v.value, frozenset) else [v.value] for v in inputs]
     out = []
     try:

@@ -246,8 +246,9 @@ class Extractor:
             origin = self.mc.origin_calls(site.fi, site.call.scope, src.value)[0] if src is not None else []
             if schedule is not None and (schedule[0].fi, schedule[0].cid) in origin:
                 lr = schedule[1]
-            elif lr.known:   # an object the tables do not describe (a schedule class): not a number
-                lr = Val.unknown(src.text if src is not None else "")
+            elif lr.known:   # an object the tables do not describe (a schedule, a Tensor of one): not a number
+                lr = self.resolver.unknown(site.fi, site.call.scope, src, site.role) if src is not None \
+                    else Val.unknown("")
         self.add("optimizer.lr", lr, site, lr_line, ("lr", used))
         # weight decay: parameter groups override the optimizer's value and scope
         wd, wd_used = site.read("weight_decay")

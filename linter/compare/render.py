@@ -45,6 +45,8 @@ def _json_value(f: Optional[Fact]) -> Any:
         out: Dict[str, Any] = {"unresolved": f.val.text}
         if f.val.parts:
             out["known"] = {name: encode(v) for name, v in f.val.parts}
+        if f.val.by:
+            out["computed_by"] = list(f.val.by)
         return out
     return encode(f.val.value)
 
@@ -52,10 +54,13 @@ def _json_value(f: Optional[Fact]) -> Any:
 def unresolved_text(val: Val, tables: Tables, lang: str) -> str:
     """``unresolved: config.epoch_size - config.start_epoch, where config.epoch_size = 90``: the
     expression, never shown as if it were the value, with its parts that are known."""
+    text = val.text or "?"
+    if val.by:
+        text = tables.text("headings", "computed_by", lang).format(text=text, funcs=", ".join(val.by))
     if not val.parts:
-        return tables.text("headings", "unresolved", lang).format(text=val.text or "?")
+        return tables.text("headings", "unresolved", lang).format(text=text)
     parts = "; ".join(f"{name} = {fmt(v)}" for name, v in val.parts)
-    return tables.text("headings", "unresolved_parts", lang).format(text=val.text or "?", parts=parts)
+    return tables.text("headings", "unresolved_parts", lang).format(text=text, parts=parts)
 
 
 def to_json(c: Comparison) -> Dict[str, Any]:

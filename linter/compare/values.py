@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
-from linter.facts.ir import sub_exprs
+from linter.facts.ir import calls_in_expr, iter_returns, sub_exprs
 from linter.facts.model import ArgFact, Expr
 from linter.index.values import Ext, Func, Obj, Record
 from linter.compare.load import Side
@@ -23,6 +24,9 @@ from linter.compare.model import Symbol, Val
 
 _MAX_DEPTH = 12
 _MAX_PARTS = 4
+_MAX_HOPS = 3        # bindings and project-function returns followed to name an unknown value's inputs
+_MAX_FUNCS = 2
+_NOT_EXPRS = ("param", "enter", "import", "def", "class", "iter", "except", "unpack")
 _MAX_CHOICES = 16
 _CONFIG_MAX_BYTES = 1 << 20
 _CONFIG_EXTENSIONS = (".yaml", ".yml", ".json")
@@ -67,6 +71,11 @@ class Resolver:
     def arg(self, fi: int, scope: int, a: ArgFact, role: Optional[str] = None) -> Val:
         return self.expr(fi, scope, a.value, a.text, role)
 
+    def unknown(self, fi: int, scope: int, a: ArgFact, role: Optional[str] = None) -> Val:
+        """The argument as an unknown number (a Tensor or schedule object holding one), with the
+        known inputs it is computed from."""
+        return self._unknown(fi, scope, a.value, a.text, role)
+
     def expr(self, fi: int, scope: int, e: Expr, text: str, role: Optional[str] = None) -> Val:
         try:
             choices, via = self._resolve(fi, scope, e, role, 0)
@@ -84,24 +93,63 @@ class Resolver:
 
     def _unknown(self, fi: int, scope: int, e: Expr, text: str, role: Optional[str]) -> Val:
         """Unknown, with the values of its named parts that are known: what a reader needs to
-        finish ``config.epoch_size - config.start_epoch`` when only the start is set at run time."""
-        parts: List[Tuple[str, Any]] = []
-        for leaf in _named_leaves(self.p.files[fi], e):
+        finish ``config.epoch_size - config.start_epoch`` when only the start is set at run time.
+        A value computed by project functions (``lr = Tensor(init_lr(...))``, a per-step schedule)
+        is followed into their bindings and returns: the parts are the schedule's inputs
+        (``config.lr_max``), and the functions are named."""
+        leaves, funcs = self._derivation(fi, scope, e)
+        found: List[Tuple[str, Any]] = []
+        for lfi, lscope, leaf in leaves:
             name = _dotted(leaf)
-            if not name or name == text or any(name == n for n, _ in parts):
+            if not name or name == text or any(name == n for n, _ in found):
                 continue
             try:
-                vals, _ = self._resolve(fi, scope, leaf, role, 1)
+                vals, _ = self._resolve(lfi, lscope, leaf, role, 1)
             except (Unresolved, RecursionError):
                 continue
-            if not vals or any(isinstance(v, (Config, OpenFile)) for v in vals):
-                continue
+            if not vals or any(isinstance(v, (Config, OpenFile, Symbol)) for v in vals):
+                continue   # a framework name (``np.float32``) is no input a reader is after
             values = _distinct(vals)
             if len(values) <= _MAX_CHOICES:
-                parts.append((name, values[0] if len(values) == 1 else frozenset(_hashable(v) for v in values)))
-            if len(parts) == _MAX_PARTS:
-                break
-        return Val(None, False, text, parts=tuple(parts))
+                found.append((name, values[0] if len(values) == 1 else frozenset(_hashable(v) for v in values)))
+        # Parts sharing a word with the value's own name first (``lr_max`` for ``lr``): the
+        # inputs of a schedule are many, and those are the ones a reader is after.
+        words = set(_words(text))
+        found.sort(key=lambda part: not words & set(_words(part[0])))
+        return Val(None, False, text, parts=tuple(found[:_MAX_PARTS]), by=tuple(funcs))
+
+    def _derivation(self, fi: int, scope: int, e: Expr) -> Tuple[List[Tuple[int, int, Expr]], List[str]]:
+        """The named leaves ``e`` is computed from, outermost first, following local bindings
+        and the returns of project functions it calls (a few hops), with those functions' names."""
+        leaves: List[Tuple[int, int, Expr]] = []
+        funcs: List[str] = []
+        seen = set()
+        todo = [(fi, scope, e, 0)]
+        while todo and len(leaves) < 64:
+            cfi, cscope, expr, hops = todo.pop(0)
+            if (cfi, cscope, expr) in seen:
+                continue
+            seen.add((cfi, cscope, expr))
+            facts = self.p.files[cfi]
+            for leaf in _named_leaves(facts, expr):
+                leaves.append((cfi, cscope, leaf))
+                if leaf[0] == "name" and leaf[2] and hops < _MAX_HOPS:
+                    for aid in leaf[2]:
+                        a = facts.assigns[aid]
+                        if a.value[0] not in _NOT_EXPRS:
+                            todo.append((cfi, a.scope, a.value, hops + 1))
+            if hops >= _MAX_HOPS:
+                continue
+            for cid in _calls_within(facts, expr):
+                for f, _bound in self.p.call_targets(cfi, cid):
+                    fact = self.p.files[f.file].funcs[f.index]
+                    if fact.is_generator:
+                        continue
+                    label = f"{fact.name}()"
+                    if label not in funcs:
+                        funcs.append(label)
+                    todo += [(f.file, f.index, r, hops + 1) for r in iter_returns(fact.body) if r is not None]
+        return leaves, funcs[:_MAX_FUNCS]
 
     # ------------------------------------------------------------------ resolution
     def _resolve(self, fi: int, scope: int, e: Expr, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
@@ -496,13 +544,35 @@ def object_types(side: Side, fi: int, scope: int, e: Expr) -> FrozenSet[str]:
     return frozenset(out)
 
 
+def _calls_within(facts: Any, e: Expr) -> List[int]:
+    """Calls in ``e`` and in their arguments (``init_lr`` of ``Tensor(init_lr(n))``), outermost first."""
+    out: List[int] = []
+    todo: List[int] = []
+    calls_in_expr(e, todo)
+    while todo and len(out) < 32:
+        cid = todo.pop(0)
+        if cid in out or not 0 <= cid < len(facts.calls):
+            continue
+        out.append(cid)
+        for a in facts.calls[cid].args:
+            calls_in_expr(a.value, todo)
+    return out
+
+
+def _words(name: str) -> List[str]:
+    return [w for w in re.split(r"[^a-z0-9]+", name.lower()) if w and w not in ("config", "cfg", "args", "self")]
+
+
 def _dotted(e: Expr) -> str:
-    """``config.epoch_size`` for a name or attribute chain, else ''."""
+    """``config.epoch_size`` for a name or attribute chain (``cfg['lr']`` by a constant key), else ''."""
     if e[0] == "name":
         return e[1]
     if e[0] == "attr":
         base = _dotted(e[1])
         return f"{base}.{e[2]}" if base else ""
+    if e[0] == "subscript" and isinstance(e[2], tuple) and e[2][0] == "const" and isinstance(e[2][1], (str, int)):
+        base = _dotted(e[1])   # cfg["lr_max"]: a config read by key
+        return f"{base}[{e[2][1]!r}]" if base else ""
     return ""
 
 
@@ -512,7 +582,7 @@ def _named_leaves(facts: Any, e: Expr, depth: int = 0) -> List[Expr]:
     if depth > _MAX_DEPTH or not isinstance(e, tuple) or not e:
         return []
     tag = e[0]
-    if tag in ("name", "attr") and _dotted(e):
+    if tag in ("name", "attr", "subscript") and _dotted(e):
         return [e]
     if tag == "call":
         subs = [a.value for a in facts.calls[e[1]].args if not a.star] if 0 <= e[1] < len(facts.calls) else []

@@ -239,3 +239,65 @@ def test_an_unknown_value_shows_its_known_parts(tmp_path) -> None:
     assert unresolved_text(val, tables, "zh") == "无法解析：EPOCHS - start，其中 EPOCHS = 90"
     doc = next(r for r in to_json(c)["rows"] if r["key"] == "train.epochs")
     assert doc["new"] == {"unresolved": "EPOCHS - start", "known": {"EPOCHS": 90}}
+
+
+def test_a_schedule_computed_by_project_functions_shows_its_inputs(tmp_path) -> None:
+    """ResNet's shape: `lr = Tensor(init_lr(step_size))`, `init_lr` returning `get_lr(...)` of
+    config values, and the config's max rewritten at run time. The value stays unknown (a per-step
+    schedule), names the function computing it, and shows the config inputs that are known — the
+    learning-rate ones first — and no framework name (`np.float32`) as an input."""
+    from linter.compare.mapping import builtin_tables
+    from linter.compare.render import to_json, unresolved_text
+
+    rows = compare(tmp_path, """
+        import numpy as np
+        import yaml
+        from mindspore import nn, Tensor
+        from lr_generator import get_lr
+
+        with open("config.yaml") as fh:
+            config = yaml.safe_load(fh)
+
+        def init_lr(step_size):
+            if config["warmup"]:
+                return get_lr(config["warmup"], config["lr_max"] * 8, step_size)
+            return get_lr(config["warmup"], config["lr_max"], step_size)
+
+        net = nn.Dense(4, 2)
+        lr = Tensor(init_lr(step_size=dataset.get_dataset_size()))
+        opt = nn.Momentum(net.trainable_params(), lr, 0.9)
+    """, {"config.yaml": "warmup: 5\nlr_max: 0.8\n", "lr_generator.py": """
+        import numpy as np
+
+        def get_lr(warmup_epochs, lr_max, steps):
+            out = [lr_max * i / (warmup_epochs * steps) for i in range(warmup_epochs * steps)]
+            return np.array(out).astype(np.float32)
+    """})
+    val = rows["optimizer.lr"].new.val
+    assert not val.known and val.text == "lr"
+    assert val.by == ("init_lr()", "get_lr()")
+    # the learning-rate input first; `np.float32` and the unknown step count are not parts
+    assert val.parts == (("config['lr_max']", 0.8), ("config['warmup']", 5))
+    tables = builtin_tables()
+    text = unresolved_text(val, tables, "en")
+    assert text == "unresolved: lr (computed by init_lr(), get_lr()), where config['lr_max'] = 0.8; config['warmup'] = 5"
+    assert unresolved_text(val, tables, "zh").startswith("无法解析：lr（由 init_lr(), get_lr() 计算）")
+    doc = next(r for r in to_json(compare_paths(str(tmp_path / "ref"), str(tmp_path / "new"), cwd=str(tmp_path),
+                                                use_cache=False))["rows"] if r["key"] == "optimizer.lr")
+    assert doc["new"]["computed_by"] == ["init_lr()", "get_lr()"]
+
+
+def test_a_converted_unknown_keeps_its_known_parts(tmp_path) -> None:
+    """A value that goes through a convention's conversion (MindSpore BatchNorm momentum, 1 − m)
+    and is unknown keeps its known parts: the conversion cannot run, the reader still gets them."""
+    rows = compare(tmp_path, """
+        from mindspore import nn
+        BASE = 0.9
+        shift = float(open("shift.txt").read())
+        bn = nn.BatchNorm2d(16, momentum=BASE - shift)
+    """, ref="""
+        import torch
+        bn = torch.nn.BatchNorm2d(16, momentum=0.1)
+    """)
+    row = next(r for k, r in rows.items() if k.endswith("momentum"))
+    assert not row.new.val.known and row.new.val.parts == (("BASE", 0.9),)
