@@ -102,6 +102,12 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("dirs", nargs="*", help="rule pack directories (default: the built-in rules)")
     t.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the messages checked (default: en)")
 
+    sub.add_parser("server", help="run the language server (LSP over stdio; needs trainlint[server])",
+                   description="The Language Server Protocol over standard input/output, for editors: diagnostics as "
+                               "you type, quick fixes, rule docs on hover. Install with pip install 'trainlint[server]'. "
+                               "Configuration: the workspace's pyproject.toml/trainlint.toml, plus the client's "
+                               "initializationOptions (docs/editors.md).")
+
     from linter.compare.command import add_parser as add_compare_parser
 
     add_compare_parser(sub, argparse.RawDescriptionHelpFormatter)
@@ -491,6 +497,18 @@ def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return run(args, out, err)
 
 
+def cmd_server(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError:
+        err.write("trainlint: the language server needs pygls and lsprotocol: pip install 'trainlint[server]'\n")
+        return EXIT_ERROR
+    from linter.server.app import serve
+
+    return serve()
+
+
 def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
@@ -502,6 +520,7 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err
     handler = {
         "check": cmd_check, "rules": cmd_rules, "explain": cmd_explain, "schema": cmd_schema,
         "validate-rules": cmd_validate, "test-rules": cmd_test_rules, "compare": cmd_compare, "audit": cmd_audit,
+        "server": cmd_server,
     }[args.command]
     try:
         return handler(args, out, err)

@@ -131,7 +131,8 @@ def test_every_option_of_every_command_is_documented() -> None:
 
     parser = _parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    assert set(sub.choices) == {"check", "rules", "explain", "schema", "validate-rules", "test-rules", "compare", "audit"}
+    assert set(sub.choices) == {"check", "rules", "explain", "schema", "validate-rules", "test-rules", "compare", "audit",
+                                 "server"}
     undocumented = [f"{name} {a.option_strings or a.dest}" for name, p in sub.choices.items()
                     for a in p._actions if not isinstance(a, argparse._HelpAction) and not a.help]
     assert undocumented == []
