@@ -30,6 +30,7 @@ log = logging.getLogger("trainlint.server")
 
 FIX_ALL_KIND = "source.fixAll.trainlint"
 PYTHON_SUFFIXES = (".py", ".pyi")
+IDLE_COLLECT_S = 2.0
 
 
 @dataclass
@@ -164,6 +165,14 @@ class TrainlintServer(LanguageServer):
                 continue
             self.report_problem(folder)
             self.publish(folder, docs, outcome)
+        loop.call_later(IDLE_COLLECT_S, self._collect_if_idle)
+
+    def _collect_if_idle(self) -> None:
+        """The garbage cycles of the lints (paused during them), collected once the user pauses."""
+        import gc
+
+        if (self.state.running is None or self.state.running.done()) and not self.state.dirty:
+            gc.collect()
 
     def publish(self, folder: Folder, docs: Dict[str, Tuple[str, Optional[int], bytes, Any]], outcome: Outcome) -> None:
         enc = convert.encoding_of(self.workspace.position_encoding)
