@@ -207,14 +207,14 @@ def _check(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[
             return _fix(args, st, paths, stdin_name, cwd, out, err)
         result = check_paths(paths, st.packs, st.options, cwd, st.walk, run_key=st.run_key)
 
-    from linter.fix.run import annotate
-
     stop_bar()   # the report takes the terminal
     _encoding(out, st.format)
     obs = st.options.observer
     with obs.stage("report"):
         report = Report(result, st, cwd)
         if st.format in ANNOTATED_FORMATS and not args.statistics:
+            from linter.fix.run import annotate
+
             report.fixable = annotate(result, st.packs.rules, st.lang, st.options.cache, st.packs.digest, st.options.jobs)
         return _finish_check(args, report, cwd, out, err)
 

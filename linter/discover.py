@@ -64,7 +64,14 @@ def discover(paths: Iterable[str], cwd: str, walk: Optional[Walk] = None) -> Tup
     found: List[SourceRef] = []
     errors: List[Diagnostic] = []
     seen: Set[str] = set()
-    config_ignores = IgnoreFile.from_lines(walk.exclude_base or cwd, walk.exclude, "exclude", outside=True)
+    compiled: List[IgnoreFile] = []
+
+    def config_ignores() -> IgnoreFile:
+        """The config's excludes, compiled when first needed (a file named on the command line
+        is only checked against them with ``force_exclude``)."""
+        if not compiled:
+            compiled.append(IgnoreFile.from_lines(walk.exclude_base or cwd, walk.exclude, "exclude", outside=True))
+        return compiled[0]
 
     def add(abspath: str) -> None:
         real = os.path.realpath(abspath)
@@ -76,13 +83,13 @@ def discover(paths: Iterable[str], cwd: str, walk: Optional[Walk] = None) -> Tup
     for raw in paths:
         abspath = os.path.abspath(os.path.join(cwd, raw))
         if os.path.isdir(abspath):
-            if walk.force_exclude and _excluded_path(abspath, True, config_ignores, walk):
+            if walk.force_exclude and _excluded_path(abspath, True, config_ignores(), walk):
                 walk.excluded.append(raw)
                 continue
-            for sub in _walk(abspath, errors, cwd, config_ignores, walk):
+            for sub in _walk(abspath, errors, cwd, config_ignores(), walk):
                 add(sub)
         elif os.path.isfile(abspath):
-            if walk.force_exclude and _excluded_path(abspath, False, config_ignores, walk):
+            if walk.force_exclude and _excluded_path(abspath, False, config_ignores(), walk):
                 walk.excluded.append(raw)
                 continue
             add(abspath)

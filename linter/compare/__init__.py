@@ -14,15 +14,26 @@ configuration files are read as data (``yaml.safe_load``/``json``).
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from linter.compare.model import Comparison
+if TYPE_CHECKING:
+    from linter.compare.model import Comparison
 
 __all__ = ["compare_paths", "Comparison"]
 
 
+def __getattr__(name: str) -> Any:
+    # `trainlint check` builds the compare subcommand's options from this package; the model is
+    # imported when a comparison is made, not on every command line
+    if name == "Comparison":
+        from linter.compare.model import Comparison
+
+        return Comparison
+    raise AttributeError(name)
+
+
 def compare_paths(reference: str, new: str, lang: str = "en", cwd: Optional[str] = None,
-                  use_cache: bool = True) -> Comparison:
+                  use_cache: bool = True) -> "Comparison":
     """Compare two sides (scripts or project folders). Raises :class:`~linter.compare.load.SideError`
     for a side that cannot be compared and :class:`~linter.compare.mapping.MappingError` for a
     broken mapping table."""
