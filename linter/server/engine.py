@@ -43,8 +43,9 @@ class Overrides:
 
     @classmethod
     def from_json(cls, data: Any) -> "Overrides":
-        """From the client's JSON; unknown keys are ignored, wrong types are an error (the
-        message names the key)."""
+        """From the client's JSON (snake_case, kebab-case or an editor's camelCase keys; empty
+        values mean "not set"); unknown keys are ignored, wrong types are an error (the message
+        names the key)."""
         if data is None:
             return cls()
         if not isinstance(data, dict):
@@ -52,14 +53,15 @@ class Overrides:
         data = data.get("trainlint", data) if isinstance(data.get("trainlint"), dict) else data
         out = cls()
         lang = data.get("lang")
-        if lang is not None:
+        if lang:   # '' = not set (an editor's empty setting)
             if lang not in ("en", "zh"):
                 raise ValueError(f"lang: expected 'en' or 'zh', got {lang!r}")
             out.lang = lang
         for key in ("select", "extend_select", "ignore", "target_version", "rules"):
-            value = data.get(key, data.get(key.replace("_", "-")))
-            if value is None:
-                continue
+            camel = key.split("_")[0] + "".join(w.title() for w in key.split("_")[1:])
+            value = next((data[k] for k in (key, key.replace("_", "-"), camel) if k in data), None)
+            if value is None or value == [] or value == "":
+                continue   # empty = the folder's config decides (editors send every setting)
             if isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
             if isinstance(value, dict) and key == "target_version":
