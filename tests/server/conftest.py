@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import sys
@@ -137,3 +138,13 @@ async def start(root: str, init: Optional[Dict[str, Any]] = None, folders: Optio
         workspace_folders=[lsp.WorkspaceFolder(from_fs_path(f), os.path.basename(f)) for f in folders],
         initialization_options=init))
     return Session(client, root)
+
+
+@contextlib.asynccontextmanager
+async def served(root: str, **kwargs: Any) -> Any:
+    """A started session, shut down (shutdown, exit) however the test ends."""
+    s = await start(root, **kwargs)
+    try:
+        yield s
+    finally:
+        await s.client.shutdown_session()

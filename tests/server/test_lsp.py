@@ -10,7 +10,7 @@ import sys
 import pytest
 from lsprotocol import types as lsp
 
-from tests.server.conftest import apply_edits, copy_examples, edits_of, start
+from tests.server.conftest import apply_edits, copy_examples, edits_of, served, start
 
 pytestmark = pytest.mark.asyncio
 
@@ -27,8 +27,7 @@ async def test_open_publishes_findings_as_the_cli_reports_them(tmp_path) -> None
     """Rule id as code, a link to the rule's page, severity mapped, the evidence the message
     cites as related information (the constant's definition in config.py)."""
     root = copy_examples(tmp_path)
-    s = await start(root)
-    try:
+    async with served(root) as s:
         diags = await s.open(MODEL)
         codes = by_code(diags)
         assert set(codes) == {"API101", "API111", "API121"}   # what `trainlint check` reports in this file
@@ -39,44 +38,35 @@ async def test_open_publishes_findings_as_the_cli_reports_them(tmp_path) -> None
         rel = bn.related_information
         assert rel and rel[0].location.uri == s.uri(CONFIG) and rel[0].location.range.start.line == 6
         assert codes["API111"].severity == lsp.DiagnosticSeverity.Warning
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_an_edit_republishes_the_buffer_not_the_file_on_disk(tmp_path) -> None:
     root = copy_examples(tmp_path)
-    s = await start(root)
-    try:
+    async with served(root) as s:
         await s.open(MODEL)
         text = s.texts[s.uri(MODEL)].replace("nn.Dropout(config.DROPOUT_RATE)", "nn.Dropout(p=config.DROPOUT_RATE)")
         diags = await s.change(MODEL, text)
         assert set(by_code(diags)) == {"API111", "API121"}
         assert s.client.versions[s.uri(MODEL)] == 2            # published for the version it describes
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_a_change_in_one_file_republishes_the_other_open_files(tmp_path) -> None:
     """model.py's BatchNorm finding rests on config.py's constant: editing config.py (unsaved)
     updates model.py's diagnostics."""
     root = copy_examples(tmp_path)
-    s = await start(root)
-    try:
+    async with served(root) as s:
         assert "API121" in by_code(await s.open(MODEL))
         await s.open(CONFIG)
         text = s.texts[s.uri(CONFIG)].replace("BN_MOMENTUM = 0.1 ", "BN_MOMENTUM = 0.9 ")
         diags = await s.change(CONFIG, text, wait_for=MODEL)
         assert "API121" not in by_code(diags) and {"API101", "API111"} <= set(by_code(diags))
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_a_syntax_error_mid_typing_keeps_the_other_files_findings(tmp_path) -> None:
     """The broken buffer gets its syntax error; the project keeps the last text of it that parsed
     (not the file on disk), so the other files' findings do not flicker."""
     root = copy_examples(tmp_path)
-    s = await start(root)
-    try:
+    async with served(root) as s:
         await s.open(MODEL)
         await s.open(CONFIG)
         good = s.texts[s.uri(CONFIG)].replace("BN_MOMENTUM = 0.1 ", "BN_MOMENTUM = 0.9 ")   # unsaved
@@ -90,14 +80,11 @@ async def test_a_syntax_error_mid_typing_keeps_the_other_files_findings(tmp_path
         assert s.count(s.uri(MODEL)) == model_publishes
         assert "API121" not in by_code(s.client.diagnostics[s.uri(MODEL)])
         assert list(await s.change(CONFIG, good)) == []
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_a_safe_quick_fix_applied_yields_exactly_the_fixed_text(tmp_path) -> None:
     root = copy_examples(tmp_path)
-    s = await start(root)
-    try:
+    async with served(root) as s:
         diags = await s.open(AMP)
         clip = by_code(diags)["MP301"]
         actions = await s.actions(AMP, clip.range, [clip])
@@ -109,28 +96,22 @@ async def test_a_safe_quick_fix_applied_yields_exactly_the_fixed_text(tmp_path) 
         assert new == text.replace(line, "        scaler.unscale_(optimizer)\n" + line, 1)
         # the fixed buffer no longer has the finding
         assert "MP301" not in by_code(await s.change(AMP, new))
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_unsafe_fixes_are_labelled_and_never_preferred(tmp_path) -> None:
     root = copy_examples(tmp_path)
-    s = await start(root)
-    try:
+    async with served(root) as s:
         bn = by_code(await s.open(MODEL))["API121"]
         actions = await s.actions(MODEL, bn.range, [bn])
         fix = next(a for a in actions if "API121, unsafe" in a.title)
         assert not fix.is_preferred
         new = apply_edits(s.texts[s.uri(MODEL)], edits_of(fix, s.uri(MODEL)))
         assert "momentum=1 - config.BN_MOMENTUM" in new
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_the_suppress_action_adds_the_comment_and_the_finding_goes(tmp_path) -> None:
     root = copy_examples(tmp_path)
-    s = await start(root)
-    try:
+    async with served(root) as s:
         drop = by_code(await s.open(MODEL))["API101"]
         actions = await s.actions(MODEL, drop.range, [drop])
         sup = next(a for a in actions if a.title.startswith("Suppress API101"))
@@ -145,22 +126,17 @@ async def test_the_suppress_action_adds_the_comment_and_the_finding_goes(tmp_pat
         bn = by_code(s.client.diagnostics[s.uri(MODEL)])["API121"]
         sup = next(a for a in await s.actions(MODEL, bn.range, [bn]) if a.title.startswith("Suppress API121"))
         assert "# trainlint: ignore[API999, API121]" in apply_edits(with_comment, edits_of(sup, s.uri(MODEL)))
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_fix_all_equals_check_fix(tmp_path) -> None:
     """`source.fixAll.trainlint` gives the text `trainlint check --fix` writes."""
     root = copy_examples(tmp_path)
-    s = await start(root)
-    try:
+    async with served(root) as s:
         await s.open(AMP)
         actions = await s.actions(AMP, lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), [],
                                   only=["source.fixAll.trainlint"])
         assert [a.kind for a in actions] == ["source.fixAll.trainlint"]
         got = apply_edits(s.texts[s.uri(AMP)], edits_of(actions[0], s.uri(AMP)))
-    finally:
-        await s.client.shutdown_session()
     cli = tmp_path / "cli"
     cli.mkdir()
     (cli / "train.py").write_text(open(os.path.join(root, AMP)).read())
@@ -172,8 +148,7 @@ async def test_fix_all_equals_check_fix(tmp_path) -> None:
 async def test_hover_shows_the_rule_docs_in_the_configured_language(tmp_path) -> None:
     root = copy_examples(tmp_path)
     for lang, heading in (("en", "Why it hurts accuracy"), ("zh", "为什么影响精度")):
-        s = await start(root, init={"lang": lang})
-        try:
+        async with served(root, init={"lang": lang}) as s:
             drop = by_code(await s.open(MODEL))["API101"]
             h = await s.client.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(s.uri(MODEL)),
                                                                          drop.range.start))
@@ -183,8 +158,6 @@ async def test_hover_shows_the_rule_docs_in_the_configured_language(tmp_path) ->
             # nothing to say away from a finding
             assert await s.client.text_document_hover_async(lsp.HoverParams(
                 lsp.TextDocumentIdentifier(s.uri(MODEL)), lsp.Position(0, 0))) is None
-        finally:
-            await s.client.shutdown_session()
 
 
 async def test_config_reload_and_invalid_config(tmp_path) -> None:
@@ -194,8 +167,7 @@ async def test_config_reload_and_invalid_config(tmp_path) -> None:
     pyproject = os.path.join(root, "pyproject.toml")
     with open(pyproject, "w") as fh:
         fh.write('[tool.trainlint]\nignore = ["API101"]\n')
-    s = await start(root)
-    try:
+    async with served(root) as s:
         assert set(by_code(await s.open(MODEL))) == {"API111", "API121"}
         with open(pyproject, "w") as fh:
             fh.write('[tool.trainlint]\nignore = ["API111"]\n')
@@ -213,21 +185,16 @@ async def test_config_reload_and_invalid_config(tmp_path) -> None:
         # still alive, still linting with the last good settings
         text = s.texts[s.uri(MODEL)] + "\n"
         assert set(by_code(await s.change(MODEL, text))) == {"API101", "API121"}
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_client_settings_select_and_change(tmp_path) -> None:
     root = copy_examples(tmp_path)
-    s = await start(root, init={"select": ["API121"]})
-    try:
+    async with served(root, init={"select": ["API121"]}) as s:
         assert set(by_code(await s.open(MODEL))) == {"API121"}
         n = s.count(s.uri(MODEL))
         s.client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
             settings={"trainlint": {"ignore": ["API121"]}}))
         assert set(by_code(await s.published(s.uri(MODEL), n))) == {"API101", "API111"}
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_suppressions_and_the_baseline_are_honoured(tmp_path) -> None:
@@ -236,22 +203,18 @@ async def test_suppressions_and_the_baseline_are_honoured(tmp_path) -> None:
                     "mindspore_port"], cwd=root, capture_output=True, check=False)
     with open(os.path.join(root, "pyproject.toml"), "w") as fh:
         fh.write('[tool.trainlint]\nbaseline = "baseline.json"\n')
-    s = await start(root)
-    try:
+    async with served(root) as s:
         assert await s.open(MODEL) == []                     # every finding is in the baseline
         text = s.texts[s.uri(MODEL)].replace("self.fc = nn.Dense(256, num_classes)",
                                              "self.fc = nn.Dense(256, num_classes)\n        self.d2 = nn.Dropout(0.3)")
         diags = await s.change(MODEL, text)
         assert [d.code for d in diags] == ["API101"] and diags[0].range.start.line == 40   # only the new one
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_notebook_cells_get_their_own_diagnostics(tmp_path) -> None:
     root = str(tmp_path / "nb")
     os.makedirs(root)
-    s = await start(root)
-    try:
+    async with served(root) as s:
         nb_uri = s.uri("explore.ipynb")
         cells = ["import mindspore\nfrom mindspore import nn\n", "# notes\n", "drop = nn.Dropout(0.2)\n"]
         cell_uris = [f"vscode-notebook-cell:{nb_uri[5:]}#c{k}" for k in range(3)]
@@ -262,27 +225,21 @@ async def test_notebook_cells_get_their_own_diagnostics(tmp_path) -> None:
         diags = await s.published(cell_uris[2])
         assert [d.code for d in diags] == ["API101"] and diags[0].range.start == lsp.Position(0, 7)
         assert list(s.client.diagnostics.get(cell_uris[0], [])) == []
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_several_workspace_folders_each_with_its_own_config(tmp_path) -> None:
     a, b = copy_examples(tmp_path / "a"), copy_examples(tmp_path / "b")
     with open(os.path.join(b, "pyproject.toml"), "w") as fh:
         fh.write('[tool.trainlint]\nignore = ["API101"]\n')
-    s = await start(a, folders=[a, b])
-    try:
+    async with served(a, folders=[a, b]) as s:
         assert "API101" in by_code(await s.open(MODEL))
         s.root = b   # the same client opens the other folder's copy
         assert "API101" not in by_code(await s.open(MODEL)) and "API121" in by_code(s.client.diagnostics[s.uri(MODEL)])
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_a_failing_or_cancelled_request_does_not_kill_the_server(tmp_path) -> None:
     root = copy_examples(tmp_path)
-    s = await start(root)
-    try:
+    async with served(root) as s:
         await s.open(AMP)
         # a request the server cannot even read (a number where a URI goes), sent raw
         s.client.protocol._send_data({"jsonrpc": "2.0", "id": "bad-1", "method": lsp.TEXT_DOCUMENT_HOVER,
@@ -296,8 +253,6 @@ async def test_a_failing_or_cancelled_request_does_not_kill_the_server(tmp_path)
         except Exception:
             pass   # cancelled, or answered before the cancellation arrived: both leave the server serving
         assert "MP301" in by_code(await s.change(AMP, s.texts[s.uri(AMP)] + "\n"))
-    finally:
-        await s.client.shutdown_session()
 
 
 async def test_shutdown_and_exit(tmp_path) -> None:
