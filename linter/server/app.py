@@ -156,6 +156,9 @@ class TrainlintServer(LanguageServer):
             if folder is None:
                 continue
             docs = self.open_documents(folder)
+            if not docs:
+                self._publish_config_problem(folder)
+                continue
             try:
                 outcome = await loop.run_in_executor(None, folder.lint, {p: d[2] for p, d in docs.items()})
             except Exception as exc:   # one failing lint never stops the server
@@ -426,7 +429,8 @@ def hover(ls: TrainlintServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
 
 
 @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
-    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll, FIX_ALL_KIND]))
+    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
+    resolve_provider=True))
 async def code_action(ls: TrainlintServer, params: lsp.CodeActionParams) -> List[lsp.CodeAction]:
     uri = params.text_document.uri
     shown = ls.state.shown.get(uri)
@@ -447,8 +451,10 @@ async def code_action(ls: TrainlintServer, params: lsp.CodeActionParams) -> List
     actions: List[lsp.CodeAction] = []
     loop = asyncio.get_running_loop()
     picked = [(f, d) for f, d in zip(shown.findings, shown.diagnostics) if convert.overlaps(d.range, params.range)]
+    safe_here = False
     if want_quick and picked and shown.cell is None:
         fixes = await loop.run_in_executor(None, fixes_for, folder, [f for f, _ in picked], shown.text)
+        safe_here = any(fx.safe for fx in fixes)
         by_finding = {id(fx.finding): fx for fx in fixes}
         lang = folder.settings.lang if folder.settings is not None else "en"
         for f, d in picked:
@@ -467,14 +473,49 @@ async def code_action(ls: TrainlintServer, params: lsp.CodeActionParams) -> List
                 title=f"Suppress {f.rule} on this line (# trainlint: ignore[{f.rule}])", kind=lsp.CodeActionKind.QuickFix,
                 diagnostics=[d], edit=_edit(uri, shown.version, [convert.suppression_edit(lines, line, f.rule)])))
     if want_all and shown.cell is None and shown.findings:
-        others = {p: d[2] for p, d in ls.open_documents(folder).items() if p != shown.path}
-        fixed = await loop.run_in_executor(None, _fix_all, folder, shown, others)
-        if fixed is not None and fixed != shown.text:
-            edit = _edit(uri, shown.version, [convert.whole_text_edit(lines, fixed)])
-            if not only or any(str(k) == FIX_ALL_KIND or FIX_ALL_KIND.startswith(str(k)) for k in only):
-                actions.append(lsp.CodeAction(title="trainlint: fix all safe fixes in this file",
-                                              kind=FIX_ALL_KIND if only else lsp.CodeActionKind.QuickFix, edit=edit))
+        title = "trainlint: fix all safe fixes in this file"
+        if only:   # asked for (fix on save, the Source Action menu): computed now
+            edit = await _fix_all_edit(ls, folder, shown, uri, lines)
+            if edit is not None:
+                actions.append(lsp.CodeAction(title=title, kind=FIX_ALL_KIND, edit=edit))
+        elif safe_here:
+            # offered beside a safe quick fix; the fix rounds (several lints) run only when chosen,
+            # through codeAction/resolve where the client has it
+            action = lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix,
+                                    data={"fix_all": uri, "version": shown.version})
+            if not _resolves_edits(ls):
+                action.edit = await _fix_all_edit(ls, folder, shown, uri, lines)
+            if action.edit is not None or _resolves_edits(ls):
+                actions.append(action)
     return actions
+
+
+@server.feature(lsp.CODE_ACTION_RESOLVE)
+async def resolve_code_action(ls: TrainlintServer, action: lsp.CodeAction) -> lsp.CodeAction:
+    data = action.data if isinstance(action.data, dict) else {}
+    uri = data.get("fix_all")
+    shown = ls.state.shown.get(uri) if isinstance(uri, str) else None
+    if shown is None or shown.version != data.get("version") or action.edit is not None:
+        return action   # the file changed since: no edit (the client asks again)
+    lines = convert.Lines(shown.text, convert.encoding_of(ls.workspace.position_encoding))
+    action.edit = await _fix_all_edit(ls, ls.folder_for(shown.path), shown, uri, lines)
+    return action
+
+
+def _resolves_edits(ls: TrainlintServer) -> bool:
+    caps = ls.client_capabilities.text_document
+    ca = caps.code_action if caps is not None else None
+    support = ca.resolve_support if ca is not None else None
+    return bool(support and "edit" in (support.properties or []))
+
+
+async def _fix_all_edit(ls: TrainlintServer, folder: Folder, shown: "Shown", uri: str,
+                        lines: convert.Lines) -> Optional[lsp.WorkspaceEdit]:
+    others = {p: d[2] for p, d in ls.open_documents(folder).items() if p != shown.path}
+    fixed = await asyncio.get_running_loop().run_in_executor(None, _fix_all, folder, shown, others)
+    if fixed is None or fixed == shown.text:
+        return None
+    return _edit(uri, shown.version, [convert.whole_text_edit(lines, fixed)])
 
 
 def _edit(uri: str, version: Optional[int], edits: List[lsp.TextEdit]) -> lsp.WorkspaceEdit:

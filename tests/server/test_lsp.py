@@ -137,6 +137,16 @@ async def test_fix_all_equals_check_fix(tmp_path) -> None:
                                   only=["source.fixAll.trainlint"])
         assert [a.kind for a in actions] == ["source.fixAll.trainlint"]
         got = apply_edits(s.texts[s.uri(AMP)], edits_of(actions[0], s.uri(AMP)))
+        # the light bulb on a finding with a safe fix offers it too, resolved only when chosen
+        clip = by_code(s.client.diagnostics[s.uri(AMP)])["MP301"]
+        offered = next(a for a in await s.actions(AMP, clip.range, [clip]) if a.title.startswith("trainlint: fix all"))
+        assert offered.edit is None
+        resolved = await s.client.code_action_resolve_async(offered)
+        assert apply_edits(s.texts[s.uri(AMP)], edits_of(resolved, s.uri(AMP))) == got
+        # not beside a finding whose only fix is unsafe
+        bn_uri_diags = await s.open(MODEL)
+        bn = by_code(bn_uri_diags)["API121"]
+        assert not any(a.title.startswith("trainlint: fix all") for a in await s.actions(MODEL, bn.range, [bn]))
     cli = tmp_path / "cli"
     cli.mkdir()
     (cli / "train.py").write_text(open(os.path.join(root, AMP)).read())
