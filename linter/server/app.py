@@ -192,7 +192,8 @@ class TrainlintServer(LanguageServer):
                 except Exception:
                     continue
                 mine = [f for f in findings if f.cell is not None and f.cell.cell == k]
-                errs = [e for e in errors if e.cell is not None and e.cell.cell == k]
+                # a problem without a cell (the notebook as a whole) is shown on the first cell
+                errs = [e for e in errors if (e.cell.cell == k if e.cell is not None else k == 1)]
                 self._publish_one(cell_uri, Shown(path, version, text, mine, [], cell=k), errs, enc, folder.root)
         self._publish_config_problem(folder)
 

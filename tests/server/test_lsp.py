@@ -235,6 +235,16 @@ async def test_notebook_cells_get_their_own_diagnostics(tmp_path) -> None:
         diags = await s.published(cell_uris[2])
         assert [d.code for d in diags] == ["API101"] and diags[0].range.start == lsp.Position(0, 7)
         assert list(s.client.diagnostics.get(cell_uris[0], [])) == []
+        # typing in a cell: a syntax error is shown in that cell, at its place
+        n = s.count(cell_uris[2])
+        s.client.notebook_document_did_change(lsp.DidChangeNotebookDocumentParams(
+            notebook_document=lsp.VersionedNotebookDocumentIdentifier(2, nb_uri),
+            change=lsp.NotebookDocumentChangeEvent(cells=lsp.NotebookDocumentCellChanges(text_content=[
+                lsp.NotebookDocumentCellContentChanges(
+                    document=lsp.VersionedTextDocumentIdentifier(2, cell_uris[2]),
+                    changes=[lsp.TextDocumentContentChangeWholeDocument(text="drop = nn.Dropout(0.2\n")])]))))
+        diags = await s.published(cell_uris[2], n)
+        assert [d.code for d in diags] == ["syntax-error"] and diags[0].range.start.line == 0
 
 
 async def test_several_workspace_folders_each_with_its_own_config(tmp_path) -> None:
