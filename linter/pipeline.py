@@ -20,24 +20,21 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-import libcst as cst
-
 from linter.compiler.packs import RulePacks
-from linter.facts.depth import nesting_problem
-from linter.facts.extract import extract
-from linter.facts.model import FileFacts
-from linter.index.modules import ModuleMap
-from linter.index.project import Project
-from linter.index.roles import Roles
-from linter.match import release, run_rules
-from linter.match.context import MatchContext
 from linter.model import CellSpan, Diagnostic, ErrorKind, Finding, Severity, Span
 from linter.sources import decode, source_lines
 from linter.stages import Observer
-from linter.suppress import apply_suppressions, suppression_problems
 
+# The stages' modules (libcst, the extractor, the program model, the matcher) are imported by the
+# functions that run them: a run answered from the result cache never loads them (an unchanged
+# file checked again costs the start-up only).
 if TYPE_CHECKING:
+    import libcst as cst
+
     from linter.cache import Cache
+    from linter.facts.model import FileFacts
+    from linter.index.project import Project
+    from linter.match.context import MatchContext
     from linter.notebooks import Notebook
 
 MAX_CONTEXT_FILES = 5000
@@ -177,6 +174,11 @@ def parse_unit(unit: Unit, data: bytes) -> List[Diagnostic]:
             errors.append(Diagnostic(ErrorKind.NOTEBOOK, unit.path, exc.message, line=exc.line, column=exc.column))
             return errors
         text = unit.notebook.text
+    import libcst as cst
+
+    from linter.facts.depth import nesting_problem
+    from linter.facts.extract import extract
+
     unit.source = text
     deep = nesting_problem(text)
     if deep is not None:
@@ -398,6 +400,10 @@ def run_project(units: List[Unit], packs: RulePacks, options: Options, read_cont
                 probes: Optional[Probes] = None, keep_context: bool = False,
                 shared: Optional[Dict[str, Unit]] = None) -> RunResult:
     """Stages 2–7 with ``units`` as one project (``units`` grows by its context files)."""
+    from linter.index.roles import Roles
+    from linter.match import release, run_rules
+    from linter.match.context import MatchContext
+
     obs = options.observer if options.observer is not None else Observer()
     present, project, errors = link(units, packs, options, probes, read_context, shared)
     with obs.stage("index"):
@@ -418,6 +424,8 @@ def run_project(units: List[Unit], packs: RulePacks, options: Options, read_cont
 def _finish(units: List[Unit], present: List[Unit], packs: RulePacks, options: Options, mc: MatchContext,
             rules: List[Any], findings: List[Finding], errors: List[Diagnostic], keep_context: bool) -> RunResult:
     """Stages 6–7: suppressions and configuration applied, findings sorted."""
+    from linter.suppress import apply_suppressions, suppression_problems
+
     sources = {u.path: u.source for u in present if u.linted}
     findings, suppressed, comments = apply_suppressions(findings, {u.path: u.facts for u in present if u.linted}, sources)
     names = {r.id: r.id for r in packs.rules}
@@ -448,6 +456,8 @@ def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional
     """Stages 2–3: facts for every unit (``units`` grows by the project files they import,
     read for context; ``shared`` holds context files already read, by normalised path) and
     the project index over those that parsed."""
+    from linter.index.project import Project
+
     probes = probes or Probes()
     obs = options.observer if options.observer is not None else Observer()
     todo = sum(1 for u in units if u.facts is None and u.source is None)
@@ -527,6 +537,8 @@ def _add_context(units: List[Unit], options: Options, probes: Probes, roles: Any
     import level at a time, each level loaded like the linted files (cache, workers). The entry
     scripts beside and above the linted files are read too (by their names: train*.py,
     eval*.py, ...), so the programs that run a file are known when it is checked alone."""
+    from linter.index.modules import ModuleMap
+
     errors: List[Diagnostic] = []
     known: Set[str] = {os.path.normpath(u.abspath) for u in units}
     modmap = ModuleMap(known, {os.path.normpath(u.abspath): u.root for u in units})

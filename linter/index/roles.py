@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import GlobSet, Regex
 from linter.facts.ir import child_blocks, sub_exprs, walk
 from linter.facts.model import Expr, Stmt
-from linter.index.project import Project
 from linter.index.values import Cls, Func
+
+if TYPE_CHECKING:   # annotations only: the packs' RoleSpec is unpickled without the program model
+    from linter.index.project import Project
 
 TRAINING = "training"
 EVALUATION = "evaluation"
