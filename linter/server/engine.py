@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from linter.model import Diagnostic, ErrorKind, Finding
-from linter.pipeline import Probes, RunResult, Unit, parse_unit, run_project
+from linter.pipeline import Probes, Unit, parse_unit, run_project
 
 CONFIG_NAMES = ("pyproject.toml", "trainlint.toml")
 
@@ -88,9 +88,6 @@ class Outcome:
 
     findings: Dict[str, List[Finding]]
     errors: Dict[str, List[Diagnostic]]
-    sources: Dict[str, str]
-    """The text each finding's positions refer to (notebooks: the joined code cells)."""
-    result: Optional[RunResult] = None
 
 
 @dataclass
@@ -177,7 +174,7 @@ class Folder:
             if self.settings_changed():
                 self.load_settings()
             if self.settings is None:
-                return Outcome({}, {}, {})
+                return Outcome({}, {})
             from linter.parse import collector_paused
 
             cwd = os.getcwd()
@@ -241,12 +238,7 @@ class Folder:
                 errors.setdefault(target, []).append(d)
             elif d.kind in (ErrorKind.CONFIG, ErrorKind.RULE, ErrorKind.INTERNAL):
                 errors.setdefault(next(iter(sorted(docs)), self.root), []).append(d)
-        sources = {by_path[p]: s for p, s in result.sources.items() if p in by_path}
-        for abspath in docs:
-            parsed = self._parsed.get(abspath)
-            if parsed is not None and parsed.unit.source is not None:
-                sources.setdefault(abspath, parsed.unit.source)
-        return Outcome(findings, errors, sources, result)
+        return Outcome(findings, errors)
 
     def _parse(self, abspath: str, data: bytes, path: str, root: str) -> _Parsed:
         hit = self._parsed.get(abspath)
