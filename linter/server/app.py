@@ -44,6 +44,8 @@ class Shown:
     diagnostics: List[lsp.Diagnostic]
     cell: Optional[int] = None
     """For a notebook cell: its 1-based index among the notebook's synced cells."""
+    config_problem: str = ""
+    """For a config or rule file: the root of the folder whose settings it holds."""
 
 
 @dataclass
@@ -218,6 +220,8 @@ class TrainlintServer(LanguageServer):
     def _publish_config_problem(self, folder: Folder) -> None:
         """A bad config or rule file gets a diagnostic of its own (at the line when known)."""
         targets = {os.path.join(folder.root, n) for n in CONFIG_NAMES}
+        # and every file that had a problem shown: a fixed rule file gets its diagnostic cleared
+        targets.update(shown.path for shown in self.state.shown.values() if shown.config_problem == folder.root)
         if folder.problem is not None:
             targets.add(folder.problem.path)
         for path in sorted(targets):
@@ -235,7 +239,7 @@ class TrainlintServer(LanguageServer):
                 continue
             if before is not None and [convert.key_of(d) for d in before.diagnostics] == [convert.key_of(d) for d in diags]:
                 continue
-            self.state.shown[uri] = Shown(path, None, "", [], diags)
+            self.state.shown[uri] = Shown(path, None, "", [], diags, config_problem=folder.root)
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
 
     def clear(self, uri: str) -> None:

@@ -137,14 +137,13 @@ class Folder:
         except ConfigError as exc:
             path = exc.path if os.path.isabs(exc.path) or os.path.exists(os.path.join(self.root, exc.path)) else self.root
             self.problem = Problem(os.path.abspath(os.path.join(self.root, path)), exc.line, str(exc))
-        self._stamps = self._watch_list()
-        if self.problem is not None:
-            return self.problem
-        st.options = dataclasses.replace(st.options, jobs=1, rule_workers=False, freeze_facts=False, observer=None)
-        self.settings = st
-        self._context.clear()   # rules, versions and selection decide nothing about facts, but the
-        self._context_stamps.clear()   # packs' API tables shape them: start afresh
-        return None
+        if self.problem is None:
+            st.options = dataclasses.replace(st.options, jobs=1, rule_workers=False, freeze_facts=False, observer=None)
+            self.settings = st
+            self._context.clear()   # rules, versions and selection decide nothing about facts, but the
+            self._context_stamps.clear()   # packs' API tables shape them: start afresh
+        self._stamps = self._watch_list()   # of the settings now in use (and the file at fault)
+        return self.problem
 
     def _watch_list(self) -> Dict[str, Tuple[int, int]]:
         paths = [os.path.join(self.root, n) for n in CONFIG_NAMES]

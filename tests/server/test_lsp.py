@@ -9,6 +9,7 @@ import sys
 
 import pytest
 from lsprotocol import types as lsp
+from pygls.uris import from_fs_path
 
 from tests.server.conftest import apply_edits, copy_examples, edits_of, served, start
 
@@ -282,3 +283,50 @@ async def test_shutdown_and_exit(tmp_path) -> None:
     proc = s.client._server
     await s.client.shutdown_session()
     assert proc.returncode == 0
+
+
+PROBE_RULE = """\
+id: API198
+name: dense-probe
+checklist: api.01
+framework: mindspore
+severity: warning
+title: {en: t, zh: 标题}
+message: {en: "a Dense layer", zh: "一个 Dense 层"}
+docs: {what: {en: w, zh: 内容}, why: {en: w, zh: 原因}, fix: {en: f, zh: 修复}}
+match:
+  call:
+    name: [mindspore.nn.Dense]
+examples:
+  invalid: ["from mindspore import nn\\nnn.Dense(1, 2)  # expect: API198\\n"]
+  valid: ["from mindspore import nn\\nnn.ReLU()\\n"]
+"""
+
+
+async def test_a_rule_file_is_reloaded_and_a_broken_one_is_shown(tmp_path) -> None:
+    root = copy_examples(tmp_path)
+    rules = os.path.join(root, "myrules")
+    os.makedirs(rules)
+    rule_file = os.path.join(rules, "dense-probe.yaml")
+    with open(rule_file, "w") as fh:
+        fh.write(PROBE_RULE)
+    with open(os.path.join(root, "pyproject.toml"), "w") as fh:
+        fh.write('[tool.trainlint]\nrules = ["myrules"]\nextend-select = ["API198"]\n')
+    async with served(root) as s:
+        assert "API198" in by_code(await s.open(MODEL))
+        with open(rule_file, "w") as fh:
+            fh.write(PROBE_RULE.replace("severity: warning", "severity: loud"))
+        s.client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+            [lsp.FileEvent(from_fs_path(rule_file), lsp.FileChangeType.Changed)]))
+        diags = await s.published(from_fs_path(rule_file))
+        assert diags and diags[0].code == "config-error" and "loud" in diags[0].message
+        assert diags[0].range.start.line == 4                 # the `severity:` line
+        assert any("dense-probe.yaml" in m.message for m in s.client.messages)
+        with open(rule_file, "w") as fh:
+            fh.write(PROBE_RULE.replace("a Dense layer", "a Dense layer, reloaded"))
+        n = s.count(s.uri(MODEL))
+        s.client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+            [lsp.FileEvent(from_fs_path(rule_file), lsp.FileChangeType.Changed)]))
+        diags = await s.published(s.uri(MODEL), n)
+        assert by_code(diags)["API198"].message == "a Dense layer, reloaded"
+        assert list(await s.published(from_fs_path(rule_file), 1)) == []   # the problem's diagnostic is cleared
