@@ -330,3 +330,16 @@ async def test_a_rule_file_is_reloaded_and_a_broken_one_is_shown(tmp_path) -> No
         diags = await s.published(s.uri(MODEL), n)
         assert by_code(diags)["API198"].message == "a Dense layer, reloaded"
         assert list(await s.published(from_fs_path(rule_file), 1)) == []   # the problem's diagnostic is cleared
+
+
+async def test_closing_a_file_clears_it_and_its_disk_text_is_the_context_again(tmp_path) -> None:
+    root = copy_examples(tmp_path)
+    async with served(root) as s:
+        await s.open(MODEL)
+        await s.open(CONFIG)
+        edited = s.texts[s.uri(CONFIG)].replace("BN_MOMENTUM = 0.1 ", "BN_MOMENTUM = 0.9 ")   # unsaved
+        assert "API121" not in by_code(await s.change(CONFIG, edited, wait_for=MODEL))
+        n_model, n_config = s.count(s.uri(MODEL)), s.count(s.uri(CONFIG))
+        s.client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(s.uri(CONFIG))))
+        assert list(await s.published(s.uri(CONFIG), n_config)) == []      # its diagnostics are cleared
+        assert "API121" in by_code(await s.published(s.uri(MODEL), n_model))   # the file on disk says 0.1
