@@ -107,8 +107,8 @@ class Resolver:
                 vals, _ = self._resolve(lfi, lscope, leaf, role, 1)
             except (Unresolved, RecursionError):
                 continue
-            if not vals or any(isinstance(v, (Config, OpenFile, Symbol)) for v in vals):
-                continue   # a framework name (``np.float32``) is no input a reader is after
+            if not vals or any(isinstance(v, (Config, OpenFile, Symbol)) or v == () for v in vals):
+                continue   # a framework name (``np.float32``), an accumulator's `[]`: no input a reader is after
             values = _distinct(vals)
             if len(values) <= _MAX_CHOICES:
                 found.append((name, values[0] if len(values) == 1 else frozenset(_hashable(v) for v in values)))
@@ -120,35 +120,47 @@ class Resolver:
 
     def _derivation(self, fi: int, scope: int, e: Expr) -> Tuple[List[Tuple[int, int, Expr]], List[str]]:
         """The named leaves ``e`` is computed from, outermost first, following local bindings
-        and the returns of project functions it calls (a few hops), with those functions' names."""
+        and the returns of project functions it calls (a few hops), with the names of the
+        functions that compute the value itself — through names, arithmetic and framework
+        wrappers (``Tensor(init_lr(n)) * scale``) — not of those computing an input of a project
+        function (``n = count_steps(dataset)`` in ``get_lr(steps=n)``)."""
         leaves: List[Tuple[int, int, Expr]] = []
         funcs: List[str] = []
         seen = set()
-        todo = [(fi, scope, e, 0)]
+        todo = [(fi, scope, e, 0, True)]
         while todo and len(leaves) < 64:
-            cfi, cscope, expr, hops = todo.pop(0)
+            cfi, cscope, expr, hops, chain = todo.pop(0)
             if (cfi, cscope, expr) in seen:
                 continue
             seen.add((cfi, cscope, expr))
             facts = self.p.files[cfi]
+            cids = _calls_within(facts, expr)
+            targets = {cid: self.p.call_targets(cfi, cid) for cid in cids} if hops < _MAX_HOPS else {}
+            # what goes into a project function is an input of the value, not the value
+            inputs: set = set()
+            inner: set = set()
+            for cid, tgt in targets.items():
+                if tgt:
+                    for a in facts.calls[cid].args:
+                        inputs.update(id(x) for x in _named_leaves(facts, a.value))
+                        inner.update(_calls_within(facts, a.value))
             for leaf in _named_leaves(facts, expr):
                 leaves.append((cfi, cscope, leaf))
                 if leaf[0] == "name" and leaf[2] and hops < _MAX_HOPS:
                     for aid in leaf[2]:
                         a = facts.assigns[aid]
                         if a.value[0] not in _NOT_EXPRS:
-                            todo.append((cfi, a.scope, a.value, hops + 1))
-            if hops >= _MAX_HOPS:
-                continue
-            for cid in _calls_within(facts, expr):
-                for f, _bound in self.p.call_targets(cfi, cid):
+                            todo.append((cfi, a.scope, a.value, hops + 1, chain and id(leaf) not in inputs))
+            for cid, tgt in targets.items():
+                on_chain = chain and cid not in inner
+                for f, _bound in tgt:
                     fact = self.p.files[f.file].funcs[f.index]
                     if fact.is_generator:
                         continue
                     label = f"{fact.name}()"
-                    if label not in funcs:
+                    if on_chain and label not in funcs:
                         funcs.append(label)
-                    todo += [(f.file, f.index, r, hops + 1) for r in iter_returns(fact.body) if r is not None]
+                    todo += [(f.file, f.index, r, hops + 1, on_chain) for r in iter_returns(fact.body) if r is not None]
         return leaves, funcs[:_MAX_FUNCS]
 
     # ------------------------------------------------------------------ resolution

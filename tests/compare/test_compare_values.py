@@ -243,7 +243,7 @@ def test_an_unknown_value_shows_its_known_parts(tmp_path) -> None:
 
 def test_a_schedule_computed_by_project_functions_shows_its_inputs(tmp_path) -> None:
     """ResNet's shape: `lr = Tensor(init_lr(step_size))`, `init_lr` returning `get_lr(...)` of
-    config values, and the config's max rewritten at run time. The value stays unknown (a per-step
+    config values, the step count from another project function. The value stays unknown (a per-step
     schedule), names the function computing it, and shows the config inputs that are known — the
     learning-rate ones first — and no framework name (`np.float32`) as an input."""
     from linter.compare.mapping import builtin_tables
@@ -263,8 +263,12 @@ def test_a_schedule_computed_by_project_functions_shows_its_inputs(tmp_path) -> 
                 return get_lr(config["warmup"], config["lr_max"] * 8, step_size)
             return get_lr(config["warmup"], config["lr_max"], step_size)
 
+        def count_steps(ds):
+            return ds.get_dataset_size()
+
         net = nn.Dense(4, 2)
-        lr = Tensor(init_lr(step_size=dataset.get_dataset_size()))
+        steps = count_steps(dataset)
+        lr = Tensor(init_lr(step_size=steps))
         opt = nn.Momentum(net.trainable_params(), lr, 0.9)
     """, {"config.yaml": "warmup: 5\nlr_max: 0.8\n", "lr_generator.py": """
         import numpy as np
@@ -275,7 +279,7 @@ def test_a_schedule_computed_by_project_functions_shows_its_inputs(tmp_path) -> 
     """})
     val = rows["optimizer.lr"].new.val
     assert not val.known and val.text == "lr"
-    assert val.by == ("init_lr()", "get_lr()")
+    assert val.by == ("init_lr()", "get_lr()")   # not count_steps(): it computes an input, not the value
     # the learning-rate input first; `np.float32` and the unknown step count are not parts
     assert val.parts == (("config['lr_max']", 0.8), ("config['warmup']", 5))
     tables = builtin_tables()
