@@ -63,15 +63,22 @@ async def test_a_change_in_one_file_republishes_the_other_open_files(tmp_path) -
         assert "API121" not in by_code(diags) and {"API101", "API111"} <= set(by_code(diags))
 
 
+async def momentum_edited_unsaved(s) -> str:
+    """model.py and config.py open, config's BN_MOMENTUM changed to 0.9 in the buffer only: model.py's
+    BatchNorm finding is gone. Returns the edited text."""
+    await s.open(MODEL)
+    await s.open(CONFIG)
+    edited = s.texts[s.uri(CONFIG)].replace("BN_MOMENTUM = 0.1 ", "BN_MOMENTUM = 0.9 ")
+    assert "API121" not in by_code(await s.change(CONFIG, edited, wait_for=MODEL))
+    return edited
+
+
 async def test_a_syntax_error_mid_typing_keeps_the_other_files_findings(tmp_path) -> None:
     """The broken buffer gets its syntax error; the project keeps the last text of it that parsed
     (not the file on disk), so the other files' findings do not flicker."""
     root = copy_examples(tmp_path)
     async with served(root) as s:
-        await s.open(MODEL)
-        await s.open(CONFIG)
-        good = s.texts[s.uri(CONFIG)].replace("BN_MOMENTUM = 0.1 ", "BN_MOMENTUM = 0.9 ")   # unsaved
-        assert "API121" not in by_code(await s.change(CONFIG, good, wait_for=MODEL))
+        good = await momentum_edited_unsaved(s)
         model_publishes = s.count(s.uri(MODEL))
         diags = await s.change(CONFIG, good.replace("BN_MOMENTUM = 0.9 ", "BN_MOMENTUM = (0.9 "))
         assert [d.code for d in diags] == ["syntax-error"] and diags[0].severity == lsp.DiagnosticSeverity.Error
@@ -335,10 +342,7 @@ async def test_a_rule_file_is_reloaded_and_a_broken_one_is_shown(tmp_path) -> No
 async def test_closing_a_file_clears_it_and_its_disk_text_is_the_context_again(tmp_path) -> None:
     root = copy_examples(tmp_path)
     async with served(root) as s:
-        await s.open(MODEL)
-        await s.open(CONFIG)
-        edited = s.texts[s.uri(CONFIG)].replace("BN_MOMENTUM = 0.1 ", "BN_MOMENTUM = 0.9 ")   # unsaved
-        assert "API121" not in by_code(await s.change(CONFIG, edited, wait_for=MODEL))
+        await momentum_edited_unsaved(s)
         n_model, n_config = s.count(s.uri(MODEL)), s.count(s.uri(CONFIG))
         s.client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(s.uri(CONFIG))))
         assert list(await s.published(s.uri(CONFIG), n_config)) == []      # its diagnostics are cleared
