@@ -85,6 +85,12 @@ def _undecodable(path: str, data: bytes, exc: UnicodeDecodeError, enc: str) -> D
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+def line_starts(text: str) -> List[int]:
+    """The offset where each line starts, counted as :func:`source_lines` counts lines (a text
+    ending with a line break has one more start, at its end)."""
+    return [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+
+
 def source_lines(text: str) -> List[str]:
     """Lines as Python numbers them: only ``\\n``, ``\\r\\n`` and ``\\r`` end a line
     (``str.splitlines`` also splits at form feeds and U+2028, which would shift every

@@ -23,6 +23,7 @@ from linter.compiler.fixes import FixSpec
 from linter.fix.edits import NoFix, SourceFile, TextEdit, apply_edits, file_globs, fix_edits, window_serves
 from linter.fix.window import window
 from linter.model import Finding
+from linter.sources import line_starts
 
 VARIANTS_KEY = "fix.variants"
 
@@ -63,12 +64,6 @@ class Fix:
                           "content": e.content})
         return {"applicability": self.spec.applicability, "title": self.spec.text("title", lang),
                 "reason": self.spec.text("reason", lang), "edits": edits}
-
-
-def line_starts(text: str) -> List[int]:
-    import re
-
-    return [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
 
 
 def position(starts: List[int], offset: int) -> Tuple[int, int]:

@@ -20,8 +20,8 @@ from linter.compiler.fixes import Binder, Edit, FixSpec, Unless, import_binding
 from linter.facts.positions import all_positions
 from linter.fix.template import TemplateError, render_expression, render_statement, substitute
 from linter.fix.window import file_words
+from linter.sources import line_starts
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 Body = Union[cst.Module, cst.IndentedBlock]
 
 
@@ -86,7 +86,7 @@ class SourceFile:
         self.partial = parsed is not None and parsed != text
         self.module = cst.parse_module(parsed if self.partial else text)
         self.pos = _Ranges(self.module)
-        self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        self.line_starts = line_starts(text)
         self.newline = self.module.default_newline
         self._calls: Optional[List[Tuple[Tuple[int, int, int, int], cst.Call]]] = None
         self._call_at: Optional[Dict[Tuple[int, int, int, int], cst.Call]] = None

@@ -136,11 +136,14 @@ class TrainlintServer(LanguageServer):
             self.state.dirty.add(self.folder_for(path).root)
         if uri is not None:
             self.state.touched.add(uri)
-        if self.state.running is None or self.state.running.done():
-            self.state.running = asyncio.ensure_future(self._lint_loop())
+        self._start()
 
     def schedule_all(self) -> None:
         self.state.dirty.update(self.state.folders)
+        self._start()
+
+    def _start(self) -> None:
+        """The lint loop, unless it runs already (it picks up what is dirty when it gets there)."""
         if self.state.running is None or self.state.running.done():
             self.state.running = asyncio.ensure_future(self._lint_loop())
 
@@ -210,8 +213,7 @@ class TrainlintServer(LanguageServer):
         shown.diagnostics = diags
         before = self.state.shown.get(uri)
         self.state.shown[uri] = shown
-        same = before is not None and [convert.key_of(d) for d in before.diagnostics] == [convert.key_of(d) for d in diags]
-        if same and uri not in self.state.touched:
+        if before is not None and convert.same(before.diagnostics, diags) and uri not in self.state.touched:
             return
         self.state.touched.discard(uri)
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags,
@@ -237,7 +239,7 @@ class TrainlintServer(LanguageServer):
             before = self.state.shown.get(uri)
             if not diags and before is None:
                 continue
-            if before is not None and [convert.key_of(d) for d in before.diagnostics] == [convert.key_of(d) for d in diags]:
+            if before is not None and convert.same(before.diagnostics, diags):
                 continue
             self.state.shown[uri] = Shown(path, None, "", [], diags, config_problem=folder.root)
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags))

@@ -7,34 +7,33 @@ units unless the client negotiated another). Lines are split as Python splits th
 """
 from __future__ import annotations
 
+import bisect
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 from lsprotocol import types as lsp
 
 from linter.model import Diagnostic, ErrorKind, Finding, Severity, Span
 from linter.report.sarif import INFORMATION_URI
+from linter.sources import line_starts, source_lines
 
 SOURCE = "trainlint"
 DOCS_URL = INFORMATION_URI + "/blob/main/docs/rules/{id}.md"
 """Where each rule's page lives (``codeDescription``); generated from the rule YAML."""
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error, Severity.WARNING: lsp.DiagnosticSeverity.Warning,
              Severity.INFO: lsp.DiagnosticSeverity.Information}
 
 
 class Lines:
-    """A text's lines, for converting positions both ways."""
+    """A text's lines (as Python and the findings count them: :mod:`linter.sources`), for
+    converting positions both ways."""
 
     def __init__(self, text: str, encoding: str = "utf-16") -> None:
         self.text = text
-        self.lines = [m.group(0) for m in _LINE.finditer(text)] if text else []
-        self.starts: List[int] = []
-        pos = 0
-        for ln in self.lines:
-            self.starts.append(pos)
-            pos += len(ln)
+        self.starts = line_starts(text)
+        self.bodies = source_lines(text)
+        """Each line without its line break."""
         self.encoding = encoding
 
     def _units(self, s: str) -> int:
@@ -49,19 +48,18 @@ class Lines:
         i = line - 1
         if i < 0:
             return lsp.Position(0, 0)
-        if i >= len(self.lines):
-            return lsp.Position(len(self.lines), 0)
-        body = self.lines[i].rstrip("\r\n")
-        return lsp.Position(i, self._units(body[:max(0, column - 1)]))
+        if i >= len(self.bodies):
+            return lsp.Position(len(self.bodies), 0)
+        return lsp.Position(i, self._units(self.bodies[i][:max(0, column - 1)]))
 
     def span_range(self, s: Span) -> lsp.Range:
         return lsp.Range(self.position(s.line, s.column), self.position(s.end_line, s.end_column))
 
     def offset(self, pos: lsp.Position) -> int:
         """Protocol position → offset (code points) into the text."""
-        if pos.line >= len(self.lines):
+        if pos.line >= len(self.bodies):
             return len(self.text)
-        body = self.lines[pos.line].rstrip("\r\n")
+        body = self.bodies[pos.line]
         units = 0
         for k, ch in enumerate(body):
             if units >= pos.character:
@@ -70,20 +68,15 @@ class Lines:
         return self.starts[pos.line] + len(body)
 
     def at_offset(self, offset: int) -> lsp.Position:
-        import bisect
-
+        """Offset (code points) into the text → protocol position."""
         i = max(0, bisect.bisect_right(self.starts, offset) - 1)
-        if not self.lines:
-            return lsp.Position(0, 0)
-        if offset >= len(self.text) and not self.text.endswith(("\n", "\r")):
-            i = len(self.lines) - 1
-        elif offset >= len(self.text):
-            return lsp.Position(len(self.lines), 0)
-        return lsp.Position(i, self._units(self.lines[i][:offset - self.starts[i]]))
+        if i >= len(self.bodies):   # the end of a text ending with a line break
+            return lsp.Position(len(self.bodies), 0)
+        return lsp.Position(i, self._units(self.text[self.starts[i]:offset]))
 
     def line_text(self, line: int) -> str:
         """1-based line without its line break ('' past the end)."""
-        return self.lines[line - 1].rstrip("\r\n") if 0 < line <= len(self.lines) else ""
+        return self.bodies[line - 1] if 0 < line <= len(self.bodies) else ""
 
 
 # A place a message cites: `config.py:7`, `src/train.py:32` (paths as reports print them).
@@ -202,8 +195,13 @@ def hover_markdown(rule: Any, packs: Any, lang: str, message: str) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def same(a: Sequence[lsp.Diagnostic], b: Sequence[lsp.Diagnostic]) -> bool:
+    """Whether two lists of diagnostics would show the same (publish only what changed)."""
+    return [key_of(d) for d in a] == [key_of(d) for d in b]
+
+
 def key_of(d: lsp.Diagnostic) -> Tuple[Any, ...]:
-    """What makes two published diagnostics the same (for publishing only what changed)."""
+    """What makes two published diagnostics the same."""
     r = d.range
     rel = tuple((x.location.uri, x.location.range.start.line, x.message) for x in d.related_information or ())
     return (r.start.line, r.start.character, r.end.line, r.end.character, d.code, d.message,
@@ -212,7 +210,3 @@ def key_of(d: lsp.Diagnostic) -> Tuple[Any, ...]:
 
 def encoding_of(kind: Optional[str]) -> str:
     return {"utf-8": "utf-8", "utf-32": "utf-32"}.get(str(kind or "utf-16"), "utf-16")
-
-
-def as_dict(d: Optional[Dict[str, Any]]) -> Dict[str, Any]:
-    return d if isinstance(d, dict) else {}

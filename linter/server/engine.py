@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from linter.model import Diagnostic, ErrorKind, Finding
-from linter.pipeline import Probes, Unit, parse_unit, run_project
+from linter.pipeline import Probes, Unit, parse_unit, run_project, too_large
 
 CONFIG_NAMES = ("pyproject.toml", "trainlint.toml")
 
@@ -148,11 +148,10 @@ class Folder:
     def _watch_list(self) -> Dict[str, Tuple[int, int]]:
         paths = [os.path.join(self.root, n) for n in CONFIG_NAMES]
         st = self.settings
-        if st is not None and st.config.path:
-            paths.append(st.config.path)
         if st is not None:
+            if st.config.path:
+                paths.append(st.config.path)
             paths += [r.path for r in st.packs.rules if getattr(r, "path", None)]
-        if st is not None:
             paths += list(st.config.rules)   # a directory's time changes when a rule file is added
         paths += [os.path.join(self.root, r) for r in self.overrides.rules]
         if self.problem is not None:
@@ -244,8 +243,8 @@ class Folder:
         if hit is not None and hit.data == data and hit.unit.path == path:
             return hit
         unit = Unit(path, abspath, root, linted=True)
-        errs = parse_unit(unit, data) if len(data) <= self.settings.options.max_file_size else \
-            [Diagnostic(ErrorKind.LIMIT, path, "file larger than max-file-size; not checked")]
+        limit = self.settings.options.max_file_size
+        errs = parse_unit(unit, data) if len(data) <= limit else [too_large(path, len(data), limit)]
         unit.data = None
         parsed = _Parsed(data, unit, errs)
         self._parsed[abspath] = parsed
