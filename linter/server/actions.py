@@ -50,7 +50,7 @@ async def code_action(ls: TrainlintServer, params: lsp.CodeActionParams) -> List
         return []   # positions are from an older text; the next publish brings fresh ones
     only = params.context.only
     want_quick = not only or any(str(k).startswith(lsp.CodeActionKind.QuickFix) for k in only)
-    want_all = not only or any(FIX_ALL_KIND.startswith(str(k)) or str(k) == FIX_ALL_KIND for k in only)
+    want_all = not only or any(FIX_ALL_KIND.startswith(str(k)) for k in only)
     folder = ls.folder_for(shown.path)
     enc = convert.encoding_of(ls.workspace.position_encoding)
     lines = convert.Lines(shown.text, enc)
@@ -89,9 +89,10 @@ async def code_action(ls: TrainlintServer, params: lsp.CodeActionParams) -> List
             # through codeAction/resolve where the client has it
             action = lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix,
                                     data={"fix_all": uri, "version": shown.version})
-            if not _resolves_edits(ls):
+            resolves = _resolves_edits(ls)
+            if not resolves:
                 action.edit = await _fix_all_edit(ls, folder, shown, uri, lines)
-            if action.edit is not None or _resolves_edits(ls):
+            if action.edit is not None or resolves:
                 actions.append(action)
     return actions
 
@@ -132,8 +133,9 @@ def _edit(uri: str, version: Optional[int], edits: List[lsp.TextEdit]) -> lsp.Wo
 
 
 def _fix_all(folder: Folder, shown: Shown, others: Dict[str, bytes]) -> Optional[str]:
-    """Every safe fix of the file, in rounds as ``check --fix`` applies them (each round lints
-    the file again with the project around it); the other open files are context, not fixed."""
+    """Every safe fix of the file, in rounds as ``check --fix`` applies them: the first from the
+    findings already shown for this text, each later one after linting the fixed text with the
+    project around it; the other open files are context, not fixed."""
     from linter.discover import display_path
     from linter.fix.run import fix_loop
     from linter.pipeline import RunResult
@@ -143,7 +145,9 @@ def _fix_all(folder: Folder, shown: Shown, others: Dict[str, bytes]) -> Optional
     rel = display_path(shown.path, folder.root)   # the findings' own path
 
     def lint(overlay: Dict[str, str]) -> RunResult:
-        text = overlay.get(rel, shown.text)
+        if rel not in overlay:   # the text as published: its findings are the ones shown
+            return RunResult(list(shown.findings), [], 1, sources={rel: shown.text})
+        text = overlay[rel]
         out = folder.lint({**others, shown.path: text.encode("utf-8", "surrogatepass")})
         return RunResult(out.findings.get(shown.path, []), [], 1, sources={rel: text})
 
