@@ -1,4 +1,4 @@
 """`python -m linter` runs the same entry point as the `trainlint` console script."""
-from linter.cli import main
+from linter.entry import main
 
 raise SystemExit(main())

@@ -8,7 +8,6 @@ entries, and fixing one of them leaves exactly one.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections import Counter
@@ -17,6 +16,7 @@ from typing import Callable, List, Sequence, Tuple
 
 from linter import __version__
 from linter.atomic import write_atomic
+from linter.digest import sha256
 from linter.model import Finding
 
 FORMAT = 1
@@ -45,7 +45,7 @@ def fingerprints(findings: Sequence[Finding], text_of: Callable[[Finding], str],
         key = (f.rule, rel, normalise(text_of(f)))
         index = seen[key]
         seen[key] += 1
-        digest = hashlib.sha256("\0".join(key + (str(index),)).encode("utf-8", "surrogatepass")).hexdigest()
+        digest = sha256("\0".join(key + (str(index),)).encode("utf-8", "surrogatepass")).hexdigest()
         result[i] = digest[:32]
     return result
 

@@ -17,6 +17,7 @@ from linter import __version__
 from linter.config import FORMATS
 
 if TYPE_CHECKING:
+    from linter.parse_ahead import ParseAhead
     from linter.report.run import Report
     from linter.settings import CliOverrides
 
@@ -167,6 +168,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ConfigError as exc:
         err.write(f"trainlint: configuration error: {exc}\n")
         return EXIT_ERROR
+    st.options.parse_ahead = ahead = args.parse_ahead
+    if ahead is not None:
+        ahead.meanwhile["report"] = _load_report
     from linter.report.progress import observer_for, write_profile
     from linter.stages import Stage
 
@@ -181,6 +185,11 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.profile:
         write_profile(err, obs, time.perf_counter() - started)
     return code
+
+
+def _load_report() -> None:
+    """The report's imports (fingerprints), made while the parse-ahead process parses."""
+    import linter.baseline  # noqa: F401
 
 
 def _check(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[str], cwd: str,
@@ -509,11 +518,25 @@ def cmd_server(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return serve()
 
 
-def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
+def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err: Optional[TextIO] = None,
+         parse_ahead: Optional["ParseAhead"] = None) -> int:
+    """Run one command. ``parse_ahead``: a parser process the console entry point started
+    before this module was imported (:mod:`linter.entry`); used by ``check``, stopped otherwise."""
     out = out or sys.stdout
     err = err or sys.stderr
     parser = _parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+        if parse_ahead is not None and (args.command != "check" or args.jobs == 1):
+            parse_ahead.close()   # -j 1: one process, as asked
+        args.parse_ahead = parse_ahead if args.command == "check" and args.jobs != 1 else None
+        return _run(parser, args, out, err)
+    finally:
+        if parse_ahead is not None:
+            parse_ahead.close()
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.command is None:
         parser.print_help(out)
         return EXIT_ERROR

@@ -1,6 +1,7 @@
-"""BLAKE2b without ``hashlib``: importing ``hashlib`` loads OpenSSL (``_hashlib``), a few
-milliseconds on every start-up, for algorithms trainlint never uses. BLAKE2b also serves as
-the cache's MAC (keyed hashing, as RFC 7693 intends), so ``hmac`` is not needed either."""
+"""BLAKE2b and SHA-256 without ``hashlib``: importing ``hashlib`` loads OpenSSL (``_hashlib``),
+a few milliseconds on every start-up, for algorithms CPython also builds in. BLAKE2b also serves
+as the cache's MAC (keyed hashing, as RFC 7693 intends), so ``hmac`` is not needed either;
+SHA-256 makes the baseline's fingerprints (fixed: baseline files store them)."""
 from __future__ import annotations
 
 try:
@@ -8,7 +9,15 @@ try:
 except ImportError:  # pragma: no cover - other Python implementations
     from hashlib import blake2b
 
-__all__ = ["blake2b", "mac", "same"]
+try:
+    from _sha2 import sha256   # Python 3.12+
+except ImportError:
+    try:
+        from _sha256 import sha256   # Python 3.9-3.11
+    except ImportError:  # pragma: no cover - other Python implementations
+        from hashlib import sha256
+
+__all__ = ["blake2b", "mac", "same", "sha256"]
 
 
 def mac(key: bytes, data: bytes) -> bytes:

@@ -20,10 +20,13 @@ import os
 import pickle
 import sys
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from linter.cache import Cache
 from linter.model import Diagnostic, ErrorKind
+
+if TYPE_CHECKING:
+    from linter.cache import Cache
+    from linter.parse_ahead import ParseAhead
 
 Entry = Tuple[Any, Optional[str], Any, List[Diagnostic]]
 """(facts or None, decoded source or None, notebook or None, diagnostics)."""
@@ -96,10 +99,15 @@ def _batches(items: List[Tuple[int, str, bytes]], jobs: int) -> List[List[Tuple[
 
 
 def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cache] = None,
-         tick: Optional[Callable[[int], None]] = None, freeze: bool = True) -> List[Entry]:
+         tick: Optional[Callable[[int], None]] = None, freeze: bool = True,
+         ahead: Optional["ParseAhead"] = None) -> List[Entry]:
     """Entries for ``(path, bytes)`` items, in order; ``tick(done)`` as files complete.
     ``freeze=False`` leaves the collector's generations alone: a run that checks one project
-    after another frees each project's objects, and whatever is frozen is never freed."""
+    after another frees each project's objects, and whatever is frozen is never freed.
+    ``ahead``: a parser process started early (see :mod:`linter.parse_ahead`), asked to parse
+    a small batch; stopped otherwise."""
+    from linter.cache import Cache
+
     results: List[Optional[Entry]] = [None] * len(items)
     keys: List[Optional[str]] = [None] * len(items)
     use_cache = cache is not None and cache.enabled
@@ -117,8 +125,16 @@ def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cach
         if tick is not None:
             tick(done)
         size = sum(len(d) for _, _, d in todo)
-        if jobs > 1 and len(todo) > 1 and size >= PARALLEL_MIN_BYTES:
-            for i, blob in _parallel(todo, jobs, tick, done).items():
+        parallel = jobs > 1 and len(todo) > 1 and size >= PARALLEL_MIN_BYTES
+        blobs: Optional[Dict[int, bytes]] = None
+        if ahead is not None:
+            if todo and not parallel and not ahead.used:
+                blobs = _ahead(ahead, todo, tick, done)
+            ahead.close()   # answered, or not needed: stop it (and free its CPU) now
+        if blobs is None and parallel:
+            blobs = _parallel(todo, jobs, tick, done)
+        if blobs is not None:
+            for i, blob in blobs.items():
                 entry = results[i] = pickle.loads(blob)
                 if use_cache and not _has_io_error(entry):
                     cache.put_bytes("facts", cache.facts_ns, keys[i], blob)  # type: ignore[union-attr,arg-type]
@@ -156,6 +172,17 @@ def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int, tick: Optional[Call
             done += len(batch)
             if tick is not None:
                 tick(done)
+    return out
+
+
+def _ahead(ahead: "ParseAhead", todo: List[Tuple[int, str, bytes]], tick: Optional[Callable[[int], None]],
+           done: int) -> Dict[int, bytes]:
+    got = ahead.parse([(p, d) for _, p, d in todo])
+    # It died (or answered short): the same per-file isolation as a dead pool worker's batch,
+    # so a file that kills the parser is reported instead of killing this process.
+    out = dict(zip((i for i, _, _ in todo), got)) if got is not None else _isolated(todo)
+    if tick is not None:
+        tick(done + len(todo))
     return out
 
 

@@ -20,7 +20,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from linter.compiler.packs import RulePacks
 from linter.model import CellSpan, Diagnostic, ErrorKind, Finding, Severity, Span
 from linter.sources import decode, source_lines
 from linter.stages import Observer
@@ -32,10 +31,12 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from linter.cache import Cache
+    from linter.compiler.packs import RulePacks
     from linter.facts.model import FileFacts
     from linter.index.project import Project
     from linter.match.context import MatchContext
     from linter.notebooks import Notebook
+    from linter.parse_ahead import ParseAhead
 
 MAX_CONTEXT_FILES = 5000
 DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
@@ -71,6 +72,8 @@ class Options:
     rule_workers: bool = True
     """Run each rule in a forked worker on a large project (see :mod:`linter.match`); off for
     the projects of a many-project tree, which are small and may run in workers themselves."""
+    parse_ahead: Optional["ParseAhead"] = None
+    """A parser process the command line started early, for the first files to parse."""
 
 
 @dataclass
@@ -375,7 +378,7 @@ def load_units(units: Sequence[Unit], options: Options, phase: str = "parse") ->
     obs = options.observer
     tick = (lambda done: obs.tick(phase, done, len(items))) if obs is not None and obs.progress is not None \
         and items else None
-    for u, (facts, source, notebook, diags) in zip(todo, parse.load(items, options.jobs, options.cache, tick, options.freeze_facts)):
+    for u, (facts, source, notebook, diags) in zip(todo, parse.load(items, options.jobs, options.cache, tick, options.freeze_facts, options.parse_ahead)):
         if facts is not None and facts.path != u.path:
             facts = facts._replace(path=u.path)   # cached facts are keyed by content, not path
         u.facts, u.source, u.notebook, u.data = facts, source, notebook, None
@@ -405,6 +408,9 @@ def run_project(units: List[Unit], packs: RulePacks, options: Options, read_cont
     from linter.match.context import MatchContext
 
     obs = options.observer if options.observer is not None else Observer()
+    ahead = options.parse_ahead
+    if ahead is not None and not ahead.used:
+        ahead.meanwhile["later stages"] = lambda: _load_later_stages(packs)
     present, project, errors = link(units, packs, options, probes, read_context, shared)
     with obs.stage("index"):
         roles = Roles(project, packs.roles)
@@ -419,6 +425,17 @@ def run_project(units: List[Unit], packs: RulePacks, options: Options, read_cont
     if not keep_context:
         release(mc)
     return result
+
+
+def _load_later_stages(packs: RulePacks) -> None:
+    """Import the modules the stages after parsing load as they run (the path conditions of the
+    program model, the matchers of the rule kinds, suppressions): work for this process while
+    the parse-ahead process parses."""
+    import linter.index.paths  # noqa: F401
+    import linter.suppress  # noqa: F401
+    from linter.match import load_runners
+
+    load_runners(r.kind for r in packs.rules)
 
 
 def _finish(units: List[Unit], present: List[Unit], packs: RulePacks, options: Options, mc: MatchContext,

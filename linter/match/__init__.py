@@ -5,7 +5,7 @@ import gc
 import sys
 import time
 import traceback
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from linter.compiler.build import CompiledRule
 from linter.index.values import Cls, Func
@@ -21,21 +21,26 @@ def run_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: s
         version = mc.version_of(rule.framework)
         if version and not version_in(parse_version(version), rule.versions):
             return []
-    if rule.kind == "call":
-        from linter.match.calls import run_call_rule
+    return _runner(rule.kind)(rule, mc, files, lang)
 
-        return run_call_rule(rule, mc, files, lang)
-    if rule.kind == "absent":
-        from linter.match.absent import run_absent_rule
 
-        return run_absent_rule(rule, mc, files, lang)
-    if rule.kind == "flow":
-        from linter.match.flow import run_flow_rule
+_RUNNERS = {"call": ("linter.match.calls", "run_call_rule"), "absent": ("linter.match.absent", "run_absent_rule"),
+            "flow": ("linter.match.flow", "run_flow_rule"), "sequence": ("linter.match.sequence", "run_sequence_rule")}
+"""Rule kind → (module, function); a module is imported when a rule of its kind first runs."""
 
-        return run_flow_rule(rule, mc, files, lang)
-    from linter.match.sequence import run_sequence_rule
 
-    return run_sequence_rule(rule, mc, files, lang)
+def _runner(kind: str) -> Any:
+    import importlib
+
+    module, name = _RUNNERS.get(kind, _RUNNERS["sequence"])
+    return getattr(importlib.import_module(module), name)
+
+
+def load_runners(kinds: Iterable[str]) -> None:
+    """Import the matchers of these rule kinds now (for a process that would otherwise wait
+    idle, see :mod:`linter.parse_ahead`)."""
+    for kind in set(kinds):
+        _runner(kind)
 
 
 def _guarded(rule: CompiledRule, mc: MatchContext, files: Sequence[int],

@@ -1,0 +1,42 @@
+"""The console command's entry point (``trainlint``, ``python -m linter``).
+
+Before anything else is imported it starts the parse-ahead process for ``check`` (see
+:mod:`linter.parse_ahead`): every millisecond the command line spends importing and reading
+options first would be added to libcst's import in that process, which is the longest part
+of checking one changed file. The arguments are only peeked at here; :mod:`linter.cli`
+parses them and stops the process when the command turns out not to need it.
+"""
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    ahead = None
+    if argv[:1] == ["check"] and _jobs(argv) != 1:
+        from linter.parse_ahead import ParseAhead
+
+        ahead = ParseAhead.start()
+    from linter.cli import main as cli_main
+
+    return cli_main(parse_ahead=ahead)
+
+
+def _jobs(argv: List[str]) -> Optional[int]:
+    """The ``--jobs``/``-j`` value as given (None when absent or not a number)."""
+    value = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg in ("-j", "--jobs") and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--jobs="):
+            value = arg[len("--jobs="):]
+        elif arg.startswith("-j") and not arg.startswith("--"):
+            value = arg[2:].lstrip("=")
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
