@@ -61,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("--config", metavar="FILE", help="use this trainlint.toml / pyproject.toml instead of searching for one")
     i.add_argument("--isolated", action="store_true", help="ignore configuration files")
     pf = c.add_argument_group("performance")
-    pf.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing and matching (default: the number of CPUs)")
+    pf.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes for parsing and matching (default: the number of CPUs; 1 = everything in this process)")
     pf.add_argument("--profile", action="store_true",
                     help="after the report, print on stderr where the time went: each stage (discover, parse, context, "
                          "index, program model, rules, ...) and each rule, slowest first, and the peak memory")

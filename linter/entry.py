@@ -21,7 +21,24 @@ def main() -> int:
         ahead = ParseAhead.start()
     from linter.cli import main as cli_main
 
-    return cli_main(parse_ahead=ahead)
+    code = cli_main(parse_ahead=ahead)
+    if argv[:1] == ["check"]:
+        _exit_now(code)
+    return code
+
+
+def _exit_now(code: int) -> None:
+    """End the process without tearing down its objects (as mypy does): a one-file check would
+    spend ~5 ms freeing what the system frees anyway. Safe for ``check``: it registers no exit
+    handlers, closes every file it writes, and its output streams are flushed here."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass          # a closed pipe: the reader left, as `check | head` does
+    os._exit(code)
 
 
 def _jobs(argv: List[str]) -> Optional[int]:

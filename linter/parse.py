@@ -127,8 +127,8 @@ def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cach
         size = sum(len(d) for _, _, d in todo)
         parallel = jobs > 1 and len(todo) > 1 and size >= PARALLEL_MIN_BYTES
         blobs: Optional[Dict[int, bytes]] = None
-        if ahead is not None:
-            if todo and not parallel and not ahead.used:
+        if ahead is not None and ahead.available:
+            if todo and not parallel:
                 blobs = _ahead(ahead, todo, tick, done)
             ahead.close()   # answered, or not needed: stop it (and free its CPU) now
         if blobs is None and parallel:

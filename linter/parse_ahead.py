@@ -31,6 +31,7 @@ class ParseAhead:
         self.pid = pid
         self._to = to_child
         self._from = from_child
+        self._owner = os.getpid()
         self.used = False
         self.meanwhile: Dict[str, Callable[[], None]] = {}
         """Work for this process while the other parses: the imports the stages after parsing
@@ -66,6 +67,12 @@ class ParseAhead:
         os.close(ans_w)
         return cls(pid, req_w, ans_r)
 
+    @property
+    def available(self) -> bool:
+        """Not asked yet, and this is the process that started it (a worker forked later holds a
+        copy of this handle, never the right to the pipe)."""
+        return not self.used and os.getpid() == self._owner
+
     def parse(self, items: Sequence[Tuple[str, bytes]]) -> Optional[List[bytes]]:
         """Pickled entries for ``(path, bytes)`` items, in order; None when the process is
         gone or answers short (the caller then parses in-process)."""
@@ -92,8 +99,11 @@ class ParseAhead:
     def close(self) -> None:
         """Stop the process: killed if it was not asked or did not finish. Not waited for —
         the kernel tears it down on the other CPU while this process goes on; it is reaped
-        here if already gone, else by the system when this short-lived process exits."""
+        here if already gone, else by the system when this short-lived process exits. In a
+        forked copy of the starting process: nothing (the process is not this one's)."""
         self.used = True
+        if os.getpid() != self._owner:
+            return
         for fd in (self._to, self._from):
             if fd >= 0:
                 try:

@@ -395,7 +395,11 @@ def run(units: List[Unit], packs: RulePacks, options: Options, read_context: boo
 
         groups = partition(units, packs.roles)
         if len(groups) > 1:
-            return run_projects(units, groups, packs, options, probes or Probes())
+            if options.parse_ahead is not None:
+                # projects parse in their own (worker) processes; the early parser is for one batch
+                options.parse_ahead.close()
+            return run_projects(units, groups, packs, dataclasses.replace(options, parse_ahead=None),
+                                probes or Probes())
     return run_project(units, packs, options, read_context, probes, keep_context)
 
 
@@ -409,7 +413,7 @@ def run_project(units: List[Unit], packs: RulePacks, options: Options, read_cont
 
     obs = options.observer if options.observer is not None else Observer()
     ahead = options.parse_ahead
-    if ahead is not None and not ahead.used:
+    if ahead is not None and ahead.available:
         ahead.meanwhile["later stages"] = lambda: _load_later_stages(packs)
     present, project, errors = link(units, packs, options, probes, read_context, shared)
     with obs.stage("index"):

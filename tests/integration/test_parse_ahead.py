@@ -96,6 +96,79 @@ def test_the_console_command_answers_as_the_in_process_check(project) -> None:
     assert _lines(run.stdout) == _lines(serial["out"])
 
 
+def test_the_console_command_flushes_everything_before_its_fast_exit(project) -> None:
+    _edit(project, "changed")
+    run = subprocess.run([sys.executable, "-m", "linter", *ARGS, "--profile"], cwd=project, env=_env(project),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert run.stdout.count("\n") == 3 and run.stdout.endswith("syntax error: invalid syntax\n")
+    assert "Where the time went" in run.stderr and run.stderr.rstrip().splitlines()[-1].startswith("  ")
+
+
+FORKED = r"""
+import json, os, pickle
+from linter.parse_ahead import ParseAhead
+ahead = ParseAhead.start()
+pid = os.fork()
+if pid == 0:                       # a worker forked later, holding a copy of the handle
+    ok = not ahead.available
+    ahead.close()                  # must not stop the owner's parser
+    os._exit(0 if ok else 3)
+_, status = os.waitpid(pid, 0)
+blobs = ahead.parse([("a.py", b"x = 1\n")])
+facts = pickle.loads(blobs[0])[0] if blobs else None
+print(json.dumps({"worker_saw_it_unavailable": status == 0, "owner_parsed": facts is not None and facts.path == "a.py"}))
+"""
+
+
+def test_a_forked_worker_can_neither_use_nor_stop_the_owners_parser(tmp_path) -> None:
+    run = subprocess.run([sys.executable, "-c", FORKED], cwd=tmp_path, env=_env(tmp_path), capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == {"worker_saw_it_unavailable": True, "owner_parsed": True}
+
+
+TRAIN = """import mindspore as ms
+from mindspore import nn
+import mindspore.dataset as ds
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout({keep})
+        self.bn = nn.BatchNorm2d(64, momentum=0.1)
+
+    def construct(self, x):
+        return self.bn(self.drop(x))
+
+
+def main():
+    data = ds.Cifar10Dataset("data/")
+    net = Net()
+    model = ms.Model(net, nn.SoftmaxCrossEntropyWithLogits(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    model.train(10, data)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_tree_of_projects_in_workers_answers_as_with_one_process(tmp_path) -> None:
+    # The projects of a tree are checked in forked workers: each holds a copy of the handle on the
+    # early parser and must not use its pipe (a first version did: answers crossed between workers).
+    for i in range(6):
+        (tmp_path / f"model{i}").mkdir()
+        (tmp_path / f"model{i}" / "train.py").write_text(TRAIN.format(keep=f"0.{i + 1}"))
+    args = ("check", "--isolated", "--no-cache", "--format", "concise", ".")
+    runs = [subprocess.run([sys.executable, "-m", "linter", *args, *jobs], cwd=tmp_path, env=_env(tmp_path),
+                           capture_output=True, text=True, timeout=120) for jobs in ([], ["-j", "1"])]
+    assert runs[0].returncode == runs[1].returncode == 1, runs[0].stderr + runs[1].stderr
+    assert _lines(runs[0].stdout) == _lines(runs[1].stdout)
+    assert {line.split("/")[0] for line in _lines(runs[0].stdout)} == {f"model{i}" for i in range(6)}
+
+
 def _lines(text: str) -> list:
     # the edit adds a comment line at the end: positions of the findings are unchanged
     return sorted(line for line in text.splitlines() if line.strip())
