@@ -231,11 +231,13 @@ _WORK: Optional[Tuple[List[Group], "RulePacks", "Options"]] = None
 _SHARED: Dict[str, "Unit"] = {}
 
 
-def _task(index: int, extra: Extra) -> Tuple[int, Part]:
+def _task(index: int, extra: Extra, jobs: int = 1) -> Tuple[int, Part]:
     from linter.pipeline import Probes
 
     assert _WORK is not None
     groups, packs, options = _WORK
+    if jobs > 1:
+        options = dataclasses.replace(options, jobs=jobs)
     return index, _collected(lambda: check_group(groups[index], packs, options, Probes(), _SHARED, extra))
 
 
@@ -253,13 +255,14 @@ def _in_workers(groups: List[Group], packs: "RulePacks", options: "Options", job
     _WORK = (groups, packs, options)
     parts: List[Optional[Part]] = [None] * len(groups)
     workers = min(jobs, len(groups))
+    inner_jobs = _inner_jobs(groups, workers, jobs)
     done = 0
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
             for wave in ([i for i in _schedule(groups) if not groups[i].rest],
                          [i for i in _schedule(groups) if groups[i].rest]):
-                futures = [pool.submit(_task, i, importers(groups[i], groups, parts) if groups[i].rest else [])
-                           for i in wave]
+                futures = [pool.submit(_task, i, importers(groups[i], groups, parts) if groups[i].rest else [],
+                                       inner_jobs[i]) for i in wave]
                 for fut in as_completed(futures):
                     obs.tick("checking", done, len(groups))
                     done += 1
@@ -274,6 +277,15 @@ def _in_workers(groups: List[Group], packs: "RulePacks", options: "Options", job
         _WORK = None
     obs.workers = workers
     return _in_order(groups, packs, options, Probes(), obs, parts)
+
+
+def _inner_jobs(groups: Sequence[Group], workers: int, jobs: int) -> List[int]:
+    """Parse workers of each group's own. A group larger than its share of the tree (a
+    library's files of no project: 628 of the benchmark corpus's 767) would parse alone in one
+    worker while the others idle; it parses with the run's ``jobs`` (its worker forks its own
+    parse workers). The others parse in their worker."""
+    total = sum(len(g.units) for g in groups)
+    return [jobs if len(g.units) * workers > total else 1 for g in groups]
 
 
 def _merged(units: List["Unit"], groups: List[Group], parts: List[Part], probes: "Probes",

@@ -150,3 +150,28 @@ def test_a_project_whose_worker_fails_is_checked_in_the_parent(tmp_path, monkeyp
     monkeypatch.setattr(partition_stage, "_task", failing)
     parallel = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "2", ".", cwd=str(root))
     assert parallel[1] == serial[1]
+
+
+def test_a_group_larger_than_its_share_parses_with_the_runs_jobs(tmp_path, monkeypatch) -> None:
+    # A library's files of no project outnumber its example projects: parsed alone in one worker
+    # they left the other idle (the benchmark corpus: -j 2 no faster than -j 1).
+    files = ["cv/a/train.py", "cv/b/train.py"] + [f"lib/m{i}.py" for i in range(6)]
+    for rel in files:
+        write(tmp_path, rel)
+    units, _ = discover_units(["."], str(tmp_path))
+    groups = partition(units, load_packs().roles)
+    sizes = [(len(g.units), g.rest) for g in groups]
+    assert sizes == [(1, False), (1, False), (6, True)]
+    assert partition_stage._inner_jobs(groups, 2, 2) == [1, 1, 2]
+    assert partition_stage._inner_jobs(groups, 2, 1) == [1, 1, 1]
+    # and the answer with parse workers forked inside a project worker is the serial one
+    drop = "from mindspore import nn\ndrop{i} = nn.Dropout(0.{i})\n"
+    for i in range(6):
+        write(tmp_path, f"lib/m{i}.py", drop.format(i=i % 3 + 1))
+    for rel in ("cv/a/train.py", "cv/b/train.py"):
+        write(tmp_path, rel, TRAIN.format(imports="", net="nn.Dense(2, 2)", data="None"))
+    monkeypatch.setattr("linter.parse.PARALLEL_MIN_BYTES", 0)
+    serial = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "1", ".", cwd=str(tmp_path))
+    parallel = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "2", ".", cwd=str(tmp_path))
+    assert serial[1] == parallel[1]
+    assert {f["path"] for f in json.loads(serial[1])["findings"]} >= {f"lib/m{i}.py" for i in range(6)}
