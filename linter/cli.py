@@ -527,9 +527,10 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err
     parser = _parser()
     try:
         args = parser.parse_args(argv)
-        if parse_ahead is not None and (args.command != "check" or args.jobs == 1):
-            parse_ahead.close()   # -j 1: one process, as asked
-        args.parse_ahead = parse_ahead if args.command == "check" and args.jobs != 1 else None
+        wanted = args.command == "check" and args.jobs != 1     # -j 1: one process, as asked
+        args.parse_ahead = parse_ahead if wanted else None
+        if parse_ahead is not None and not wanted:
+            parse_ahead.close()
         return _run(parser, args, out, err)
     finally:
         if parse_ahead is not None:

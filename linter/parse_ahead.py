@@ -11,8 +11,8 @@ start-up instead of adding to it.
 
 It is used once, for the first batch of files to parse, and only when that batch is small
 (larger ones go to the worker pool, which starts its own processes). When nothing needs
-parsing (every file cached) it is killed. If it dies, the caller parses in-process as
-before. Started only where fork is the platform's safe default (Linux), with more than
+parsing (every file cached) it is killed. If it dies, the files are parsed one per fresh
+process, as a dead pool worker's are (a file that kills the parser is reported, not fatal). Started only where fork is the platform's safe default (Linux), with more than
 one CPU, ``--jobs`` not 1, and libcst not yet imported (in-process callers that already
 paid for it gain nothing).
 """
