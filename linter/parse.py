@@ -70,10 +70,9 @@ def _worker(batch: Sequence[Tuple[str, bytes]]) -> List[bytes]:
 
 
 def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    from linter.parse_ahead import usable_cpus
+
+    return usable_cpus()
 
 
 def _context():

@@ -24,6 +24,15 @@ import sys
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity where the platform tells it). Here rather than
+    in ``parse``: the entry point asks before it imports anything heavier than this module."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 class ParseAhead:
     """The parent's handle on the forked parser: one request, one answer."""
 
@@ -42,11 +51,7 @@ class ParseAhead:
         """Fork the parser if it can pay off here (see the module doc), else None."""
         if not sys.platform.startswith("linux") or "libcst" in sys.modules:
             return None
-        try:
-            cpus = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):
-            cpus = os.cpu_count() or 1
-        if cpus < 2:
+        if usable_cpus() < 2:
             return None    # the import would compete with this process for the one CPU
         try:
             req_r, req_w = os.pipe()
