@@ -16,7 +16,6 @@ project by project: each project's facts are freed when it is done).
 from __future__ import annotations
 
 import gc
-import os
 import pickle
 import sys
 from contextlib import contextmanager
