@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
-_EPILOG = """exit codes: 0 no findings, 1 findings, 2 usage/configuration/rule-file error or a file that
-could not be checked. Docs: README.md and docs/; rule docs: `trainlint explain ID`."""
+_EPILOG = """exit codes: 0 no finding at or above --fail-on (default warning), 1 such findings (or a file checked
+with a caveat), 2 usage/configuration/rule-file error or a file that could not be checked. Docs: README.md and docs/; rule docs: `trainlint explain ID`."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     o.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     o.add_argument("--quiet", "-q", action="store_true", help="print only findings and errors, no summary")
     o.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    o.add_argument("--fail-on", choices=["error", "warning", "info"], default=None,
+                   help="exit 1 when a finding of this severity or a higher one is reported (default: the config's, else "
+                        "warning: `info` findings never fail a run)")
+    o.add_argument("--show-info", action="store_true",
+                   help="show `info` findings in the text formats (rich, concise); by default they are counted in one "
+                        "line and left out. The machine formats always carry every finding with its level")
     i = c.add_argument_group("input")
     i.add_argument("--stdin-filename", metavar="NAME", help="read the source from standard input and report it as NAME (editors); the project around NAME gives context")
     i.add_argument("--force-exclude", action="store_true", help="apply the config's excludes and .gitignore to files named explicitly (pre-commit)")
@@ -139,7 +145,7 @@ def _cli_overrides(args: argparse.Namespace) -> "CliOverrides":
         target_version=list(args.target_version), format=args.format, lang=args.lang, config=args.config,
         isolated=args.isolated, force_exclude=args.force_exclude, strict_suppressions=args.strict_suppressions,
         baseline=args.baseline, jobs=args.jobs, no_cache=args.no_cache, cache_dir=args.cache_dir,
-        max_file_size=args.max_file_size,
+        max_file_size=args.max_file_size, fail_on=args.fail_on, show_info=args.show_info,
     )
 
 

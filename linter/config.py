@@ -45,6 +45,9 @@ SCHEMA: Dict[str, Any] = {
         "force-exclude": {"type": "boolean", "description": "Apply excludes to explicitly named files too."},
         "format": {"enum": list(FORMATS), "description": "Default output format."},
         "lang": {"enum": list(LANGS), "description": "Default message language."},
+        "fail-on": {"enum": list(SEVERITIES),
+                    "description": "Lowest severity whose findings fail the run (exit 1); default warning."},
+        "show-info": {"type": "boolean", "description": "Show `info` findings in the text formats (default false)."},
         "strict-suppressions": {"type": "boolean", "description": "Fail on bare and unused `# trainlint: ignore` comments."},
         "baseline": {"type": "string", "description": "Baseline file (relative to this file) whose findings are not reported."},
         "cache-dir": {"type": "string", "description": "Cache directory (relative to this file); default: the user cache directory."},
@@ -87,6 +90,8 @@ class Config:
     format: Optional[str] = None
     lang: Optional[str] = None
     strict_suppressions: bool = False
+    fail_on: Optional[str] = None
+    show_info: bool = False
     baseline: Optional[str] = None
     cache_dir: Optional[str] = None
     jobs: Optional[int] = None
@@ -177,6 +182,8 @@ def load_config(path: str) -> Config:
         format=table.get("format"),
         lang=table.get("lang"),
         strict_suppressions=bool(table.get("strict-suppressions", False)),
+        fail_on=table.get("fail-on"),
+        show_info=bool(table.get("show-info", False)),
         baseline=rel(table["baseline"]) if "baseline" in table else None,
         cache_dir=rel(table["cache-dir"]) if "cache-dir" in table else None,
         jobs=table.get("jobs"),

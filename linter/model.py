@@ -17,6 +17,10 @@ class Severity(str, enum.Enum):
     def rank(self) -> int:
         return {"error": 0, "warning": 1, "info": 2}[self.value]
 
+    def at_least(self, threshold: "Severity") -> bool:
+        """Whether this severity is ``threshold`` or more severe (``--fail-on``)."""
+        return self.rank <= threshold.rank
+
 
 @dataclass(frozen=True)
 class Span:

@@ -45,6 +45,8 @@ class CliOverrides:
     no_cache: bool = False
     cache_dir: Optional[str] = None
     max_file_size: Optional[float] = None
+    fail_on: Optional[str] = None
+    show_info: bool = False
 
 
 @dataclass
@@ -60,6 +62,10 @@ class Settings:
     """Ids of the rules that run."""
     run_key: Optional[str] = None
     """Digest of everything besides the input files that decides the findings (result cache)."""
+    fail_on: Severity = Severity.WARNING
+    """The lowest severity whose findings fail the run (exit 1)."""
+    show_info: bool = False
+    """Whether the text formats show ``info`` findings (the machine formats always carry them)."""
 
 
 def config_for(paths: Sequence[str], cwd: str, explicit: Optional[str], isolated: bool) -> Config:
@@ -164,7 +170,9 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
             repr(sorted(ran)), repr(sorted((k, v.value) for k, v in severity.items())),
             repr(config.per_file_ignores), config.root, repr(options.strict_suppressions),
             str(options.max_file_size)])
-    return Settings(config, packs, options, walk, cli.format or config.format or "rich", lang, baseline, ran, run_key)
+    return Settings(config, packs, options, walk, cli.format or config.format or "rich", lang, baseline, ran, run_key,
+                    fail_on=Severity(cli.fail_on or config.fail_on or "warning"),
+                    show_info=cli.show_info or config.show_info)
 
 
 def _megabytes(mb: Optional[float]) -> int:

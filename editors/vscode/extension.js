@@ -14,7 +14,8 @@ function settings() {
   const c = vscode.workspace.getConfiguration("trainlint");
   const out = {};
   for (const [key, name] of [["lang", "lang"], ["select", "select"], ["extendSelect", "extend_select"],
-                             ["ignore", "ignore"], ["targetVersion", "target_version"], ["rules", "rules"]]) {
+                             ["ignore", "ignore"], ["targetVersion", "target_version"], ["rules", "rules"],
+                             ["infoSeverity", "info_severity"]]) {
     const v = c.get(key);
     if (Array.isArray(v) ? v.length : v) out[name] = v;
   }

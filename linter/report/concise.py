@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import List, Optional, TextIO
 
 from linter.model import CellSpan, Diagnostic, Finding
+from linter.report.common import hidden_info_line
 
 
 def _where(path: str, line: Optional[int], column: Optional[int], cell: Optional[CellSpan]) -> str:
@@ -19,8 +20,12 @@ def _where(path: str, line: Optional[int], column: Optional[int], cell: Optional
 
 
 def finding_line(f: Finding) -> str:
+    """One line; a finding with related places (the uses of one cause) names them at the end."""
     where = _where(f.path, f.span.line, f.span.column, f.cell)
-    return f"{where}: {f.rule} [{f.checklist}] {f.severity.value}: {f.message}"
+    line = f"{where}: {f.rule} [{f.checklist}] {f.severity.value}: {f.message}"
+    if f.related:
+        line += " [related: " + ", ".join(f"{p}:{ln}" for p, ln, _ in f.related) + "]"
+    return line
 
 
 def error_line(e: Diagnostic) -> str:
@@ -28,8 +33,12 @@ def error_line(e: Diagnostic) -> str:
     return f"{_where(e.path, e.line, e.column, e.cell)}: {e.kind.value} {level}: {e.message}"
 
 
-def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic]) -> None:
+def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], hidden: int = 0, lang: str = "en") -> None:
+    """``hidden``: ``info`` findings left out, said in one last line (not in the
+    ``path:line:col:`` shape, so editors' problem matchers pass over it)."""
     for f in findings:
         out.write(finding_line(f) + "\n")
     for e in errors:
         out.write(error_line(e) + "\n")
+    if hidden:
+        out.write(hidden_info_line(hidden, lang) + "\n")

@@ -1,7 +1,8 @@
 """JUnit XML (``--format junit``), for CI dashboards that only understand test reports.
 
-One ``<testsuite>`` per file with findings or diagnostics, one failing ``<testcase>`` per
-finding, an ``<error>`` per fatal diagnostic (the file was not fully checked). Non-fatal
+One ``<testsuite>`` per file with findings or diagnostics, one ``<testcase>`` per finding —
+failing when the finding is at or above ``--fail-on`` (``warning`` by default), passing with
+the finding in ``<system-out>`` below it, as the exit code has it — an ``<error>`` per fatal diagnostic (the file was not fully checked). Non-fatal
 diagnostics are warnings about *how* a file was checked, so they are reported as passing
 test cases with the warning in ``<system-err>``: counting them as errors would fail the
 dashboard for a run whose exit code is clean. A run with nothing to report still emits one
@@ -14,7 +15,7 @@ import xml.etree.ElementTree as ET
 from typing import Dict, List, Sequence, TextIO, Tuple
 
 from linter.compiler.build import CompiledRule
-from linter.model import Diagnostic, Finding
+from linter.model import Diagnostic, Finding, Severity
 from linter.report.concise import error_line, finding_line
 
 # Characters XML 1.0 cannot carry at all (even escaped); lone surrogates cannot be encoded.
@@ -31,13 +32,16 @@ def _spelled(code: int) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def _finding_case(f: Finding) -> ET.Element:
+def _finding_case(f: Finding, fails: bool) -> ET.Element:
     # Notebooks: the position users see is inside the cell (the body line says the same).
     c = f.cell
     where = f"cell {c.cell}:{c.span.line}:{c.span.column}" if c is not None else f"{f.span.line}:{f.span.column}"
     case = ET.Element("testcase", classname=_clean(f.path), name=_clean(f"{f.rule} {f.name} at {where}"))
-    failure = ET.SubElement(case, "failure", message=_clean(f.message), type=f.rule)
-    failure.text = _clean(finding_line(f))
+    if fails:
+        failure = ET.SubElement(case, "failure", message=_clean(f.message), type=f.rule)
+        failure.text = _clean(finding_line(f))
+    else:
+        ET.SubElement(case, "system-out").text = _clean(finding_line(f))
     return case
 
 
@@ -54,11 +58,13 @@ def _diagnostic_case(e: Diagnostic) -> ET.Element:
     return case
 
 
-def document(findings: List[Finding], errors: List[Diagnostic], lang: str = "en") -> ET.Element:
+def document(findings: List[Finding], errors: List[Diagnostic], lang: str = "en",
+             fail_on: Severity = Severity.WARNING) -> ET.Element:
     """``lang`` is unused (messages arrive translated); kept for a uniform signature."""
     suites: Dict[str, List[Tuple[ET.Element, str]]] = {}
     for f in findings:
-        suites.setdefault(f.path, []).append((_finding_case(f), "failure"))
+        fails = f.severity.at_least(fail_on)
+        suites.setdefault(f.path, []).append((_finding_case(f, fails), "failure" if fails else "pass"))
     for e in errors:
         suites.setdefault(e.path or "trainlint", []).append((_diagnostic_case(e), "error" if e.fatal else "pass"))
     if not suites:
@@ -79,14 +85,15 @@ def document(findings: List[Finding], errors: List[Diagnostic], lang: str = "en"
     return root
 
 
-def to_string(findings: List[Finding], errors: List[Diagnostic], lang: str = "en") -> str:
-    root = document(findings, errors, lang)
+def to_string(findings: List[Finding], errors: List[Diagnostic], lang: str = "en",
+              fail_on: Severity = Severity.WARNING) -> str:
+    root = document(findings, errors, lang, fail_on)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
 def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], rules: Sequence[CompiledRule] = (),
-          lang: str = "en") -> None:
+          lang: str = "en", fail_on: Severity = Severity.WARNING) -> None:
     """``out`` must be opened as UTF-8: the declaration says so. ``rules`` is accepted for a
     uniform signature; JUnit has nowhere to put rule metadata."""
-    out.write(to_string(findings, errors, lang))
+    out.write(to_string(findings, errors, lang, fail_on))

@@ -7,7 +7,7 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO, Tuple
 
-from linter.model import Diagnostic, ErrorKind, Finding
+from linter.model import Diagnostic, ErrorKind, Finding, Severity
 from linter.pipeline import RunResult
 
 if TYPE_CHECKING:
@@ -64,11 +64,12 @@ class Report:
 
     @property
     def failing(self) -> bool:
-        """Exit code 1: findings, or anything checked with a caveat (a fallback decoding, an
-        imported module that could not be analysed) — a run is never "clean" when something was
-        not checked as written. Problems with suppression comments count only with
-        ``--strict-suppressions``."""
-        if self.findings:
+        """Exit code 1: findings at or above ``fail_on`` (``warning`` by default: ``info`` is true
+        but minor and never blocks a commit), or anything checked with a caveat (a fallback
+        decoding, an imported module that could not be analysed) — a run is never "clean" when
+        something was not checked as written. Problems with suppression comments count only
+        with ``--strict-suppressions``."""
+        if any(f.severity.at_least(self.settings.fail_on) for f in self.findings):
             return True
         strict = self.settings.options.strict_suppressions
         return any(strict or e.kind is not ErrorKind.SUPPRESSION for e in self.errors)
@@ -83,6 +84,15 @@ class Report:
         for e in self.errors:
             out.write(error_line(e) + "\n")
 
+    def shown(self) -> Tuple[List[Finding], int]:
+        """The findings the text formats show, and how many ``info`` findings they leave out
+        (all of them unless ``--show-info``, or ``--fail-on info``: a run never fails on findings
+        it does not show; the machine formats carry every finding)."""
+        if self.settings.show_info or self.settings.fail_on is Severity.INFO:
+            return self.findings, 0
+        shown = [f for f in self.findings if f.severity is not Severity.INFO]
+        return shown, len(self.findings) - len(shown)
+
     def write(self, out: TextIO, quiet: bool = False) -> None:
         fmt, lang = self.settings.format, self.settings.lang
         findings, errors = self.findings, self.errors
@@ -96,7 +106,8 @@ class Report:
         elif fmt == "concise":
             from linter.report import concise
 
-            concise.write(out, findings, errors)
+            shown, hidden = self.shown()
+            concise.write(out, shown, errors, hidden=0 if quiet else hidden, lang=lang)
         elif fmt == "sarif":
             from linter.report import sarif
 
@@ -108,26 +119,36 @@ class Report:
         elif fmt == "junit":
             from linter.report import junit
 
-            junit.write(out, findings, errors, self._rules(), lang)
+            junit.write(out, findings, errors, self._rules(), lang, fail_on=self.settings.fail_on)
         else:
             from linter.report import text
 
-            text.write(out, findings, errors, self.result.files, self.result, self.settings.packs.checklist, lang,
-                       quiet=quiet, baseline=self.baseline_info, fixable=self.fixable if self.fixed is None else None)
+            shown, hidden = self.shown()
+            text.write(out, shown, errors, self.result.files, self.result, self.settings.packs.checklist, lang,
+                       quiet=quiet, baseline=self.baseline_info, fixable=self.fixable if self.fixed is None else None,
+                       hidden_info=hidden)
 
     def statistics(self, out: TextIO) -> None:
-        """Findings per rule, most frequent first (Ruff's ``--statistics``)."""
+        """Findings per rule, most frequent first (Ruff's ``--statistics``), each with its count
+        per severity: every level is counted, ``info`` included."""
         by_rule = {r.id: r for r in self.settings.packs.rules}
         counts = Counter(f.rule for f in self.findings)
+        levels: Dict[str, Counter] = {}
+        for f in self.findings:
+            levels.setdefault(f.rule, Counter())[f.severity.value] += 1
         rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        order = [s.value for s in Severity]
         if self.settings.format == "json":
             json.dump([{"rule": rid, "name": by_rule[rid].name if rid in by_rule else rid,
-                        "checklist": by_rule[rid].checklist if rid in by_rule else "", "count": n} for rid, n in rows],
+                        "checklist": by_rule[rid].checklist if rid in by_rule else "", "count": n,
+                        "by_severity": {lv: levels[rid][lv] for lv in order if levels[rid][lv]}} for rid, n in rows],
                       out, indent=2, ensure_ascii=False)
             out.write("\n")
             return
         width = max((len(str(n)) for _, n in rows), default=1)
         for rid, n in rows:
             r = by_rule.get(rid)
-            out.write(f"{n:>{width}}  {rid:<7} {('[' + r.checklist + ']') if r else '':<9} {r.name if r else ''}\n")
+            split = ", ".join(f"{levels[rid][lv]} {lv}" for lv in order if levels[rid][lv])
+            out.write(f"{n:>{width}}  {rid:<7} {('[' + r.checklist + ']') if r else '':<9} {r.name if r else ''}"
+                      f"  ({split})\n")
         self.write_errors(out)

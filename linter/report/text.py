@@ -8,6 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO, Tuple
 
 from linter.model import Diagnostic, Finding, Severity
+from linter.report.common import hidden_info_line, related_lines
 
 if TYPE_CHECKING:
     from linter.pipeline import RunResult
@@ -22,9 +23,10 @@ _ZH = {
 def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files: int,
           result: Optional["RunResult"], checklist: Dict[str, Dict[str, Dict[str, str]]], lang: str = "en",
           color: Optional[bool] = None, quiet: bool = False, baseline: Optional[Dict[str, Any]] = None,
-          fixable: Optional[Tuple[int, int]] = None) -> None:
+          fixable: Optional[Tuple[int, int]] = None, hidden_info: int = 0) -> None:
     """``result`` supplies the source lines shown under each finding (None: no source);
-    ``fixable`` (findings with a safe fix, with an unsafe fix) adds the hint to use ``--fix``."""
+    ``fixable`` (findings with a safe fix, with an unsafe fix) adds the hint to use ``--fix``;
+    ``hidden_info`` is the number of ``info`` findings left out, said in one line."""
     from rich.console import Console
     from rich.text import Text
 
@@ -65,6 +67,10 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
                     row.append(code[start:end], style=_STYLE[f.severity] + " underline")
                     row.append(code[end:])
                     console.print(row)
+        if f.related:
+            console.print(Text(f"    {'相关位置' if zh else 'related'} ({len(f.related)}):", style="dim"))
+            for ln in related_lines(f, lang):
+                console.print(Text(f"      {ln}", style="dim"))
         console.print()
     for e in errors:
         where = e.path + (f":cell {e.cell.cell}:{e.cell.span.line}" if e.cell is not None
@@ -75,6 +81,8 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
     fatal = sum(1 for e in errors if e.fatal)
     if quiet:
         return
+    if hidden_info:
+        console.print(Text(hidden_info_line(hidden_info, lang), style="dim"))
     if baseline is not None:
         note = (f"基线 {baseline['path']} 中已记录 {baseline['matched']} 个问题，未显示" if zh else
                 f"{baseline['matched']} finding{'s' if baseline['matched'] != 1 else ''} recorded in the baseline "
@@ -95,6 +103,8 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
         for item, n in sorted(by_item.items()):
             title = (checklist.get(item, {}).get("title", {}) or {}).get(lang) or ""
             console.print(Text(f"  {item:<7} {n:>4}  {title}"))
+        if fixable is not None and hidden_info:
+            fixable = _fixable(findings)   # the hint counts what is shown
         if fixable is not None and any(fixable):
             safe_n, unsafe_n = fixable
             parts = []
@@ -103,9 +113,19 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
             if unsafe_n:
                 parts.append(f"{unsafe_n} 个可用 `--fix --unsafe-fixes` 修复" if zh else f"{unsafe_n} fixable with `--fix --unsafe-fixes`")
             console.print(Text(("，" if zh else ", ").join(parts) + ("。" if zh else "."), style="cyan"))
+    elif hidden_info:
+        console.print(Text(f"未发现 warning 或 error 级问题（{_ZH['checked']} {files} {_ZH['files']}）" if zh
+                           else f"No warnings or errors ({files} file{'s' if files != 1 else ''} checked).",
+                           style="bold green"))
     else:
         console.print(Text(f"{_ZH['no_findings']}（{_ZH['checked']} {files} {_ZH['files']}）" if zh
                            else f"No findings ({files} file{'s' if files != 1 else ''} checked).", style="bold green"))
     if fatal:
         console.print(Text(f"{fatal} {_ZH['errors']}" if zh else
                            f"{fatal} problem{'s' if fatal != 1 else ''} prevented checking (see above).", style="bold red"))
+
+
+def _fixable(findings: List[Finding]) -> Tuple[int, int]:
+    """(findings with a safe fix, with an unsafe fix) among ``findings``."""
+    kinds = [f.data["fix"].get("applicability") for f in findings if isinstance(f.data.get("fix"), dict)]
+    return sum(1 for k in kinds if k == "safe"), sum(1 for k in kinds if k != "safe")

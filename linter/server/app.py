@@ -208,7 +208,8 @@ class TrainlintServer(LanguageServer):
             full = os.path.normpath(os.path.join(root, path))
             return from_fs_path(full) if os.path.exists(full) else None
 
-        diags = [convert.diagnostic(f, lines, uri_of) for f in shown.findings]
+        info = self.state.overrides.info_severity
+        diags = [convert.diagnostic(f, lines, uri_of, info_severity=info) for f in shown.findings]
         diags += [convert.problem_diagnostic(e, lines) for e in errors]
         shown.diagnostics = diags
         before = self.state.shown.get(uri)

@@ -101,9 +101,11 @@ def cited(message: str) -> List[Tuple[str, int, str]]:
     return out
 
 
-def diagnostic(f: Finding, lines: Lines, uri_of: Any, docs_url: str = DOCS_URL) -> lsp.Diagnostic:
+def diagnostic(f: Finding, lines: Lines, uri_of: Any, docs_url: str = DOCS_URL,
+               info_severity: str = "information") -> lsp.Diagnostic:
     """``uri_of(path)`` gives the URI of a path a finding cites (None: not shown). The related
-    information is the finding's own evidence and every place its message cites."""
+    information is the finding's own evidence (the other uses of its cause) and every place its
+    message cites. ``info`` findings are Information, or Hint with ``info_severity="hint"``."""
     related = []
     seen = set()
     for path, line, note in list(f.related) + cited(f.message):
@@ -117,7 +119,9 @@ def diagnostic(f: Finding, lines: Lines, uri_of: Any, docs_url: str = DOCS_URL) 
         related.append(lsp.DiagnosticRelatedInformation(lsp.Location(uri, lsp.Range(pos, pos)), note or f.rule))
     span = f.cell.span if f.cell is not None else f.span
     return lsp.Diagnostic(
-        range=lines.span_range(span), message=f.message, severity=_SEVERITY[f.severity], code=f.rule,
+        range=lines.span_range(span), message=f.message, code=f.rule,
+        severity=lsp.DiagnosticSeverity.Hint if f.severity is Severity.INFO and info_severity == "hint"
+        else _SEVERITY[f.severity],
         code_description=lsp.CodeDescription(href=docs_url.format(id=f.rule)), source=SOURCE,
         related_information=related or None,
         data={"rule": f.rule, "line": f.span.line, "column": f.span.column},

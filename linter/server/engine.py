@@ -40,6 +40,9 @@ class Overrides:
     target_version: List[str] = field(default_factory=list)
     rules: List[str] = field(default_factory=list)
     """Extra rule pack directories (absolute, or relative to the folder)."""
+    info_severity: str = "information"
+    """How ``info`` findings are shown: ``information`` (the default) or ``hint`` (most editors
+    show hints only as faint dots, out of the problems list)."""
 
     @classmethod
     def from_json(cls, data: Any) -> "Overrides":
@@ -57,6 +60,11 @@ class Overrides:
             if lang not in ("en", "zh"):
                 raise ValueError(f"lang: expected 'en' or 'zh', got {lang!r}")
             out.lang = lang
+        info = next((data[k] for k in ("info_severity", "info-severity", "infoSeverity") if k in data), None)
+        if info:   # '' = not set
+            if info not in ("information", "hint"):
+                raise ValueError(f"infoSeverity: expected 'information' or 'hint', got {info!r}")
+            out.info_severity = info
         for key in ("select", "extend_select", "ignore", "target_version", "rules"):
             camel = key.split("_")[0] + "".join(w.title() for w in key.split("_")[1:])
             value = next((data[k] for k in (key, key.replace("_", "-"), camel) if k in data), None)

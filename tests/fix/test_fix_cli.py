@@ -108,7 +108,7 @@ def test_stdin_fix_prints_the_fixed_source(tmp_path) -> None:
 def test_notebooks_and_other_encodings_are_not_rewritten(tmp_path) -> None:
     gbk = "# -*- coding: gbk -*-\n# 中文\nimport mindspore.nn as nn\nd = nn.Dropout(keep_prob=0.9)\n"
     (tmp_path / "g.py").write_bytes(gbk.encode("gbk"))
-    code, _, err = run("--fix", "--extend-select", "API105", ".", cwd=str(tmp_path))
+    code, _, err = run("--fix", "--extend-select", "API105", "--fail-on", "info", ".", cwd=str(tmp_path))
     assert (tmp_path / "g.py").read_bytes() == gbk.encode("gbk")
     assert "g.py: fixes not applied: not plain UTF-8" in err and code == 1
 
@@ -145,8 +145,12 @@ def test_sarif_fixes_validate(tmp_path) -> None:
 
 def test_text_output_marks_fixable_findings(tmp_path) -> None:
     (tmp_path / "m.py").write_text("import mindspore.nn as nn\nd = nn.Dropout(keep_prob=0.9)\n")
-    code, out, _ = run("--extend-select", "API105", ".", cwd=str(tmp_path))
+    code, out, _ = run("--extend-select", "API105", "--show-info", ".", cwd=str(tmp_path))
     assert "[*] fixable" in out and "1 fixable with `trainlint check --fix`" in out
+    # without --show-info the info finding is counted in one line, and so is its fix: not advertised
+    code, out, _ = run("--extend-select", "API105", ".", cwd=str(tmp_path))
+    assert code == 0 and "[*]" not in out and "fixable" not in out
+    assert "1 info finding not shown (true but minor; --show-info shows them)." in out
     assert (tmp_path / "m.py").read_text().endswith("keep_prob=0.9)\n")   # files change only with --fix
 
 
@@ -158,9 +162,9 @@ def test_fix_and_write_baseline_conflict(tmp_path) -> None:
 def test_opt_in_rule_runs_only_when_selected(tmp_path) -> None:
     (tmp_path / "m.py").write_text("import mindspore.nn as nn\nd = nn.Dropout(keep_prob=0.9)\n")
     assert run("--format", "concise", ".", cwd=str(tmp_path))[:2] == (0, "")
-    code, out, _ = run("--format", "concise", "--extend-select", "API105", ".", cwd=str(tmp_path))
+    code, out, _ = run("--format", "concise", "--extend-select", "API105", "--fail-on", "info", ".", cwd=str(tmp_path))
     assert code == 1 and "API105" in out
-    assert "API105" in run("--format", "concise", "--select", "ALL", ".", cwd=str(tmp_path))[1]
+    assert "API105" in run("--format", "concise", "--select", "ALL", "--show-info", ".", cwd=str(tmp_path))[1]
     assert run("--fix", ".", cwd=str(tmp_path))[0] == 0 and "keep_prob=0.9" in (tmp_path / "m.py").read_text()
 
 

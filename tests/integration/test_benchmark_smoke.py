@@ -26,10 +26,12 @@ def test_benchmark_smoke_run(tmp_path) -> None:
 
 def test_many_projects_benchmark_smoke_run(tmp_path) -> None:
     """The many-project benchmark on trees of one and two projects: it builds them, reads the
-    run's own profile and judges every rule (ratios not asserted: too small to time)."""
+    run's own profile and judges every rule. The ratios are not asserted (too small to time, and a
+    loaded machine would fail the test): ``--no-verdict`` makes the script exit 0 whatever they are."""
     out = tmp_path / "many.json"
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "many_projects.py"), "--sizes", "1", "2",
-                           "--floor", "1000", "--json", str(out)], capture_output=True, text=True, timeout=300)
+                           "--floor", "1000", "--no-verdict", "--json", str(out)], capture_output=True, text=True,
+                          timeout=300)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     one, two = doc["runs"]

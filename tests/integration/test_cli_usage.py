@@ -42,10 +42,14 @@ def test_per_file_ignores_and_severity_overrides(tmp_path) -> None:
     write(tmp_path, "trainlint.toml", "per-file-ignores = {'legacy/**' = ['API101']}\nseverity = {API121 = 'info'}\n")
     write(tmp_path, "legacy/old.py", BAD)
     write(tmp_path, "new.py", BAD + BN)
-    code, lines, _ = concise(".", cwd=tmp_path)
+    code, lines, _ = concise("--show-info", ".", cwd=tmp_path)
     assert code == 1
     assert [ln.split(": ")[0] for ln in lines] == ["new.py:2:9", "new.py:4:6"]
     assert "API121 [api.01] info:" in lines[1]
+    # by default the info finding is one line of its own, not shown
+    code, lines, _ = concise(".", cwd=tmp_path)
+    assert code == 1 and lines[0].startswith("new.py:2:9: API101")
+    assert lines[1:] == ["1 info finding not shown (true but minor; --show-info shows them)."]
 
 
 def test_config_errors_exit_2_with_file_line_and_key(tmp_path) -> None:
@@ -110,10 +114,16 @@ def test_statistics(tmp_path) -> None:
     code, out, _ = run("check", "--statistics", str(tmp_path))
     assert code == 1
     rows = [ln.split() for ln in out.splitlines()]
-    assert rows == [["2", "API101", "[api.01]", "mindspore-dropout-keep-prob"],
-                    ["1", "API121", "[api.01]", "mindspore-batchnorm-torch-momentum"]]
+    assert rows == [["2", "API101", "[api.01]", "mindspore-dropout-keep-prob", "(2", "error)"],
+                    ["1", "API121", "[api.01]", "mindspore-batchnorm-torch-momentum", "(1", "error)"]]
     code, out, _ = run("check", "--statistics", "--format", "json", str(tmp_path))
-    assert json.loads(out)[0] == {"rule": "API101", "name": "mindspore-dropout-keep-prob", "checklist": "api.01", "count": 2}
+    assert json.loads(out)[0] == {"rule": "API101", "name": "mindspore-dropout-keep-prob", "checklist": "api.01", "count": 2,
+                                  "by_severity": {"error": 2}}
+    # every level is counted, info included (they are only left out of the text formats' findings)
+    write(tmp_path, "trainlint.toml", "severity = {API121 = 'info'}\n")
+    code, out, _ = run("check", "--statistics", str(tmp_path))
+    assert [ln.split() for ln in out.splitlines()][1] == ["1", "API121", "[api.01]", "mindspore-batchnorm-torch-momentum",
+                                                          "(1", "info)"]
 
 
 def test_quiet_drops_the_summary(tmp_path) -> None:

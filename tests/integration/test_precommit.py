@@ -48,6 +48,9 @@ NOTEBOOK = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cell
     {"cell_type": "markdown", "metadata": {}, "source": ["# Ported head"]},
     {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
      "source": ["from mindspore import nn\n", "head = nn.SequentialCell([nn.Dense(8, 8), nn.Dropout(0.1)])\n"]},
+    {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+     "source": ["import mindspore as ms\n", "ms.set_seed(1)\n",
+                "ms.Model(head, nn.MSELoss(), nn.Adam(head.trainable_params())).train(1, None)\n"]},
 ]}, indent=1)
 # The hook's (concise) report of BAD as bad.py, path as pre-commit passed it: an error where no
 # program is known (a repository of model files only).
@@ -221,8 +224,22 @@ def test_try_repo_reports_the_bad_file_only(env, hook_repo, tmp_path) -> None:
     assert not re.search(r"^good\.py:", proc.stdout, re.MULTILINE), show(proc)
 
 
-def test_bad_file_fails_with_rule_id_and_path(env, project) -> None:
+def test_unreached_bad_file_passes_with_its_info_finding_counted(env, project) -> None:
+    """No program of the repository runs bad.py: its finding is `info` (true but minor), which
+    does not block a commit; one line says it was left out."""
     proc = run_hook(project, env, "bad.py")
+    assert proc.returncode == 0, show(proc)
+    assert re.search(r"^trainlint\.+Passed$", proc.stdout, re.MULTILINE), show(proc)
+    assert "1 info finding not shown (true but minor; --show-info shows them)." in proc.stdout, show(proc)
+    assert not BAD_FINDING_UNUSED.search(proc.stdout), show(proc)
+
+
+def test_fail_on_info_in_the_config_fails_the_hook(env, hook_repo, tmp_path) -> None:
+    """`fail-on = "info"` in [tool.trainlint]: the hook follows it and shows what fails it."""
+    work = init_repo(tmp_path / "strict", env, {
+        ".pre-commit-config.yaml": config(hook_repo), "bad.py": BAD, "train.py": TRAIN, "utils.py": UTILS_SEEDED,
+        "pyproject.toml": "[tool.trainlint]\nfail-on = \"info\"\n"})
+    proc = run_hook(work, env, "bad.py")
     assert proc.returncode == 1, show(proc)
     assert re.search(r"^trainlint\.+Failed$", proc.stdout, re.MULTILINE), show(proc)
     assert BAD_FINDING_UNUSED.search(proc.stdout), show(proc)
@@ -266,7 +283,8 @@ def test_commit_checks_only_staged_files(env, hook_repo, tmp_path) -> None:
     assert "API101" not in proc.stdout and "WI301" not in proc.stdout, show(proc)
 
     (work / "model.py").write_text(BAD)
-    git(work, env, "add", "model.py")
+    (work / "train.py").write_text(TRAIN.replace("    net = nn.Dense(4, 2)\n", "    from model import Net\n    net = Net()\n"))
+    git(work, env, "add", "model.py", "train.py")
     proc = run_hook(work, env)
     assert proc.returncode == 1, show(proc)
     assert re.search(r"^model\.py:9:\d+: API101 ", proc.stdout, re.MULTILINE), show(proc)

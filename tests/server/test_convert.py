@@ -81,6 +81,19 @@ def test_client_settings_accept_editor_shapes_and_reject_wrong_types() -> None:
         Overrides.from_json({"select": [1]})
 
 
+def test_info_findings_are_information_or_hints_as_the_client_asks() -> None:
+    f = Finding("m.py", Span(1, 1, 1, 2), "WI201", "x", "wi.02", "mindspore", Severity.INFO, "minor")
+    lines, uri = convert.Lines("a\n"), (lambda p: None)
+    assert convert.diagnostic(f, lines, uri).severity == lsp.DiagnosticSeverity.Information
+    assert convert.diagnostic(f, lines, uri, info_severity="hint").severity == lsp.DiagnosticSeverity.Hint
+    warning = Finding("m.py", Span(1, 1, 1, 2), "WI301", "x", "wi.03", "mindspore", Severity.WARNING, "w")
+    assert convert.diagnostic(warning, lines, uri, info_severity="hint").severity == lsp.DiagnosticSeverity.Warning
+    assert Overrides.from_json({"trainlint": {"infoSeverity": "hint"}}).info_severity == "hint"
+    assert Overrides.from_json({"infoSeverity": ""}).info_severity == "information"
+    with pytest.raises(ValueError, match="infoSeverity"):
+        Overrides.from_json({"info-severity": "note"})
+
+
 def test_a_bad_config_is_a_problem_with_its_file_not_an_exception(tmp_path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.trainlint]\nselect = ["NOPE1"]\n')
     f = Folder(str(tmp_path))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import time
 from typing import Any, Dict, List
 
 import libcst
@@ -328,7 +327,9 @@ def test_python_notebooks_without_or_with_odd_language_metadata() -> None:
         assert read_notebook(json.dumps(_nb(code("x = 1"), metadata=metadata))).text == "x = 1\n"
 
 
-def test_big_outputs_are_cheap() -> None:
+def test_big_outputs_do_not_shift_positions() -> None:
+    """Megabytes of outputs between cells: positions after them are still right. (How fast such a
+    notebook is read is not asserted here: no test depends on the machine's speed.)"""
     image = base64.b64encode(bytes(range(256)) * 4000).decode()  # ~1.3 MB per image
     output = {"output_type": "display_data", "metadata": {},
               "data": {"image/png": image, "text/plain": ["<Figure>"] * 1000}}
@@ -336,9 +337,6 @@ def test_big_outputs_are_cheap() -> None:
              for i in range(4)]
     raw = json.dumps(_nb(markdown("# big"), *cells), indent=1)
     assert len(raw) > 5_000_000
-    start = time.perf_counter()
     nb = read_notebook(raw)
     loc = nb.locate(len(cells) * 3 - 1, 5)
-    elapsed = time.perf_counter() - start
     assert loc is not None and loc.cell == 5 and raw_at(raw, loc).startswith("3\\n")
-    assert elapsed < 2.0, elapsed  # typically ~0.1 s

@@ -6,7 +6,7 @@ const Module = require("module");
 const path = require("path");
 
 const config = { command: ["/venv/bin/trainlint", "server"], lang: "zh", select: [], ignore: ["API101"],
-                 extendSelect: [], targetVersion: ["mindspore=2.3"], rules: [] };
+                 extendSelect: [], targetVersion: ["mindspore=2.3"], rules: [], infoSeverity: "hint" };
 const made = [];
 const commands = {};
 class LanguageClient {
@@ -45,7 +45,7 @@ Module._load = function (request, parent, isMain) {
     { scheme: "file", language: "python" }, { notebook: "jupyter-notebook", language: "python" }]);
   // empty settings are left to the project's config; the server's key names
   assert.deepStrictEqual(c.clientOptions.initializationOptions,
-                         { lang: "zh", ignore: ["API101"], target_version: ["mindspore=2.3"] });
+                         { lang: "zh", ignore: ["API101"], target_version: ["mindspore=2.3"], info_severity: "hint" });
   assert.strictEqual(c.clientOptions.synchronize.configurationSection, "trainlint");
   assert.strictEqual(c.started, 1);
   await commands["trainlint.restart"]();
