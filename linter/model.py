@@ -63,6 +63,10 @@ class Finding:
     cell: Optional[CellSpan] = None
     """For notebooks: the position in the cell; ``span`` is then the position in the
     ``.ipynb`` file itself."""
+    members: Tuple["Finding", ...] = field(default=(), compare=False, hash=False, repr=False)
+    """For a finding that stands for several matches sharing one cause (a constant used by
+    five BatchNorms): those matches, each as it would have been reported alone (fixes reach
+    every use through them). Empty for an ordinary finding."""
 
     def sort_key(self) -> Tuple[str, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.rule)
@@ -85,6 +89,11 @@ class Finding:
             out.update(_cell_json(self.cell))
         if self.related:
             out["related"] = [{"path": p, "line": ln, "note": n} for p, ln, n in self.related]
+        if self.members:
+            path, _, line = self.data.get("group.cause", "").rpartition(":")
+            out["cause"] = {"path": path, "line": int(line) if line.isdigit() else None,
+                            "value": self.data.get("group.value"), "reported_at": self.data.get("group.at"),
+                            "uses": len(self.members)}
         return out
 
 

@@ -444,18 +444,22 @@ def _load_later_stages(packs: RulePacks) -> None:
 
 def _finish(units: List[Unit], present: List[Unit], packs: RulePacks, options: Options, mc: MatchContext,
             rules: List[Any], findings: List[Finding], errors: List[Diagnostic], keep_context: bool) -> RunResult:
-    """Stages 6–7: suppressions and configuration applied, findings sorted."""
+    """Stages 5e–7: suppressions and configuration applied to each match, the matches of one
+    cause made one finding (a comment at that cause then silences it), findings sorted."""
     from linter.suppress import apply_suppressions, suppression_problems
 
     sources = {u.path: u.source for u in present if u.linted}
     findings, suppressed, comments = apply_suppressions(findings, {u.path: u.facts for u in present if u.linted}, sources)
+    abspaths = {u.path: u.abspath for u in present if u.linted}
+    findings = _configured(findings, abspaths, options)
+    findings, moved = _one_per_cause(findings, rules, sources, abspaths, options, comments)
+    suppressed += moved
     names = {r.id: r.id for r in packs.rules}
     names.update({r.name: r.id for r in packs.rules})
     ran = {r.id for r in rules}
     # a bare ignore is "unused" only when every rule that runs by default ran (opt-in rules aside)
     errors += suppression_problems(comments, names, ran, ran >= {r.id for r in packs.rules if r.default_on},
                                    options.strict_suppressions, options.lang)
-    findings = _configured(findings, {u.path: u.abspath for u in present if u.linted}, options)
     notebooks = {u.path: u.notebook for u in present if u.linted and u.notebook is not None}
     if notebooks:
         findings = [_in_notebook(f, notebooks[f.path]) if f.path in notebooks else f for f in findings]
@@ -495,6 +499,31 @@ def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional
                           packs.apis, exists=probes.isfile if read_context or probes._memory is not None else None,
                           read=probes.read, listdir=probes.listdir)
     return present, project, errors
+
+
+def _one_per_cause(findings: List[Finding], rules: List[Any], sources: Dict[str, Optional[str]],
+                   abspaths: Dict[str, str], options: Options, comments: Dict[str, Any]) -> Tuple[List[Finding], int]:
+    """Stage 5e (:mod:`linter.match.group`): the matches of one cause as one finding, after each
+    use's own suppressions and per-file ignores; a comment at the shared definition then
+    silences the whole group. Returns the findings and how many more were suppressed."""
+    grouping = {r.id: r.group_by_cause for r in rules if r.group_by_cause}
+    if not grouping or not any(f.rule in grouping for f in findings):
+        return findings, 0
+    from linter.match.group import group_by_cause
+    from linter.suppress import suppress_with
+
+    ignored = options.per_file_ignores
+
+    def may_report(path: str, rule: str) -> bool:
+        return ignored is None or path not in abspaths or rule not in ignored(abspaths[path])
+
+    grouped = group_by_cause(findings, grouping, sources, may_report, options.lang)
+    moved = [f for f in grouped if f.members]
+    if not moved or not comments:
+        return grouped, 0
+    kept, dropped = suppress_with(moved, comments)
+    gone = {id(f) for f in moved} - {id(f) for f in kept}
+    return [f for f in grouped if id(f) not in gone], dropped
 
 
 def _configured(findings: List[Finding], abspaths: Dict[str, str], options: Options) -> List[Finding]:

@@ -104,6 +104,14 @@ def apply_suppressions(findings: Sequence[Finding], facts: Dict[str, Optional[Fi
     for path, ff in facts.items():
         if ff is not None and ff.pragmas:
             table[path] = parse_suppressions(ff, sources.get(path))
+    kept, dropped = suppress_with(findings, table)
+    return kept, dropped, table
+
+
+def suppress_with(findings: Sequence[Finding], table: Dict[str, List[Suppression]]) -> Tuple[List[Finding], int]:
+    """Drop the findings a comment of ``table`` covers (marking what each comment silenced);
+    run again on findings that moved (one finding for several uses, reported at their shared
+    definition: a comment there silences every use)."""
     kept: List[Finding] = []
     dropped = 0
     for f in findings:
@@ -113,7 +121,7 @@ def apply_suppressions(findings: Sequence[Finding], facts: Dict[str, Optional[Fi
         else:
             hit.used.add(f.rule)
             dropped += 1
-    return kept, dropped, table
+    return kept, dropped
 
 
 def suppression_problems(table: Dict[str, List[Suppression]], names: Dict[str, str], ran: AbstractSet[str],

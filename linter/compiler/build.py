@@ -325,6 +325,9 @@ class CompiledRule:
     """:class:`linter.compiler.fixes.FixSpec` variants (empty: no automatic fix)."""
     once_per: str = ""
     """``program``: one finding per set of entry scripts (``report.once_per``)."""
+    group_by_cause: Tuple[str, ...] = ()
+    """(argument, ``cause`` | ``first-use``): matches whose argument value shares one definition
+    are one finding (``report.group_by_cause``, :mod:`linter.match.group`)."""
     default_on: bool = True
     """False: an opt-in rule, run only when selected explicitly (``default: false``)."""
 
@@ -628,6 +631,18 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
     report_at = (data.get("report") or {}).get("at", "call")
     if report_at.startswith("arg:"):
         b.arg_names.append(report_at[4:])
+    grouping = (data.get("report") or {}).get("group_by_cause")
+    if grouping is not None:
+        if kind != "call":
+            raise b.fail(["report", "group_by_cause"], "`group_by_cause` needs a call rule (it groups matched calls)")
+        if ("arg" in grouping) == ("pipeline" in grouping):
+            raise b.fail(["report", "group_by_cause"], "`group_by_cause` needs either `arg` or `pipeline: true`")
+        if "pipeline" in grouping:
+            grouping = {"arg": "pipeline", "at": grouping["at"]}
+        elif grouping["arg"] not in b.arg_names:
+            raise b.fail(["report", "group_by_cause", "arg"],
+                         f"`{grouping['arg']}` is not an argument whose value the rule tests "
+                         f"({', '.join(sorted(set(b.arg_names))) or 'none'})")
     allowed = BUILTIN_PLACEHOLDERS | {a.split(".")[0] for a in b.arg_names} | set(b.arg_names)
     for lang in ("en", "zh"):
         for m in _PLACEHOLDER.finditer(data["message"][lang]):
@@ -675,6 +690,7 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
         tags=tuple(data.get("tags", ())), versions=data.get("versions"),
         severity_if=tuple(severity_if), report_at=report_at, raw=data, fixes=fixes,
         default_on=bool(data.get("default", True)), once_per=(data.get("report") or {}).get("once_per", ""),
+        group_by_cause=(grouping["arg"], grouping["at"]) if grouping is not None else (),
     )
 
 

@@ -416,7 +416,19 @@ def rule_schema() -> Dict[str, Any]:
                                    "first variant whose `when` holds and whose edits can be made is offered.",
                     "anyOf": [_FIX, {"type": "array", "items": _FIX, "minItems": 1}]},
             "report": _obj({"at": {"type": "string", "pattern": "^(call|arg:[A-Za-z_0-9]+)$"},
-                            "once_per": {"enum": ["program", "function"], "description": "`program`: matches run by the same entry scripts are one problem (several `to_float` sites of one float16 training without loss scaling); `function`: matches in one function are (the random ops of one evaluation op list). The first is reported, the others are listed as `{more}`."}},
+                            "once_per": {"enum": ["program", "function"], "description": "`program`: matches run by the same entry scripts are one problem (several `to_float` sites of one float16 training without loss scaling); `function`: matches in one function are (the random ops of one evaluation op list). The first is reported, the others are listed as `{more}` and as related places."},
+                            "group_by_cause": _obj(
+                                {"arg": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z_0-9]*$",
+                                         "description": "An argument whose value the rule tests."},
+                                 "pipeline": {"const": True,
+                                              "description": "Instead of `arg`: datasets joined into one pipeline (`zip`, `concat`: API table `returns: derived-all`) share a cause, the first call that joins them."},
+                                 "at": {"enum": ["cause", "first-use"],
+                                        "description": "`cause`: report the group at the definition the value comes from when it is in a linted Python file (the value is what is wrong: a momentum in the other convention), else at the first use; `first-use`: always at the first use (the use is what is wrong: a drop rate passed where keep_prob is expected)."}},
+                                ["at"],
+                                "One cause, one finding: matches whose `arg` value comes from one definition (a module constant, a "
+                                "parameter's default, a configuration key), or whose datasets are joined into one pipeline, are "
+                                "reported once, with every use as a related place; a fix is applied at the cause (`at: cause`) or "
+                                "at every use in the file.")},
                            desc="Where a call finding points: the call (default) or one argument; and how matches group into findings."),
             "examples": _obj(
                 {

@@ -20,7 +20,7 @@ import libcst as cst
 
 from linter.compiler.build import CompiledRule
 from linter.compiler.fixes import FixSpec
-from linter.fix.edits import NoFix, SourceFile, TextEdit, apply_edits, file_globs, fix_edits, window_serves
+from linter.fix.edits import NoFix, SourceFile, TextEdit, apply_edits, file_globs, fix_edits, merge, window_serves
 from linter.fix.window import window
 from linter.model import Finding
 from linter.sources import line_starts
@@ -120,7 +120,7 @@ def plan(findings: Sequence[Finding], text: str, rules: Dict[str, CompiledRule],
         s = f.span
         for spec in _variants(rules[f.rule], f):
             try:
-                edits = fix_edits(src, spec, (s.line, s.column, s.end_line, s.end_column), f.data)
+                edits = _edits(src, spec, f)
             except NoFix:
                 continue
             if not edits:
@@ -134,6 +134,33 @@ def plan(findings: Sequence[Finding], text: str, rules: Dict[str, CompiledRule],
     return fixes, refusals
 
 
+def _edits(src: SourceFile, spec: FixSpec, f: Finding) -> List[TextEdit]:
+    """The edits of one fix variant: at the finding — or, for a finding that stands for several
+    uses of one value and is reported at the first use, at every use in this file (each with
+    what its own match recorded; a use that cannot be fixed is left for the next round)."""
+    def at(x: Finding) -> List[TextEdit]:
+        s = x.span
+        return fix_edits(src, spec, (s.line, s.column, s.end_line, s.end_column), x.data)
+
+    if not f.members or f.data.get("group.at") != "first-use":
+        return at(f)
+    edits: List[TextEdit] = []
+    for m in f.members:
+        if m.path != f.path or m.cell is not None:
+            continue
+        try:
+            edits += at(m)
+        except NoFix:
+            if m.span == f.span:
+                raise
+    return merge(sorted(edits, key=lambda t: (t.start, t.end)))
+
+
+def _lines(f: Finding) -> List[int]:
+    """The lines a finding's fix reads: its own, and those of the uses it stands for in its file."""
+    return [f.span.line] + [m.span.line for m in f.members if m.path == f.path]
+
+
 def _window(findings: Sequence[Finding], text: str, rules: Dict[str, CompiledRule]) -> Optional[str]:
     """What to parse for these findings' fixes: a window of ``text`` when every fix can be
     planned on one (:mod:`linter.fix.window`), else None (the whole text)."""
@@ -141,7 +168,7 @@ def _window(findings: Sequence[Finding], text: str, rules: Dict[str, CompiledRul
     if not all(window_serves(s) for s in specs):
         return None
     words = sorted({w for s in specs for w in (file_globs(s) or ())})
-    return window(text, sorted({f.span.line for f in findings}), words)
+    return window(text, sorted({ln for f in findings for ln in _lines(f)}), words)
 
 
 def _conflicts(a: Sequence[TextEdit], b: Sequence[TextEdit]) -> bool:

@@ -449,6 +449,8 @@ def insert_after_imports(src: SourceFile, line: int, stmt: str) -> List[TextEdit
 # ---------------------------------------------------------------------------- one fix
 def fix_edits(src: SourceFile, spec: FixSpec, span: Tuple[int, int, int, int], data: Dict[str, str]) -> List[TextEdit]:
     """The replacements one fix makes, merged and sorted; raises :class:`NoFix`."""
+    if data.get("group.at") == "cause":
+        return cause_edits(src, spec, span, data)
     if src.partial and not window_serves(spec):
         src = src.whole()
     call = src.call_at(*span)
@@ -467,6 +469,38 @@ def fix_edits(src: SourceFile, spec: FixSpec, span: Tuple[int, int, int, int], d
     except TemplateError as exc:
         raise NoFix(str(exc)) from None
     return merge(t for t, _ in sorted(out, key=lambda x: (x[0].start, x[1])))
+
+
+_LITERALS = (cst.Integer, cst.Float, cst.UnaryOperation, cst.SimpleString, cst.Name)
+
+
+def cause_edits(src: SourceFile, spec: FixSpec, span: Tuple[int, int, int, int], data: Dict[str, str]) -> List[TextEdit]:
+    """A fix made once at the definition several uses share (``BN_MOMENTUM = 0.1`` for five
+    BatchNorms, :mod:`linter.match.group`): the finding's span is that definition's literal,
+    and only ``replace-argument`` of the grouped argument can be made there — its template is
+    rendered with the literal in place of the argument (``1 - {momentum}`` → ``0.9``). Any other
+    operation changes the calls themselves: no fix is offered at the definition."""
+    arg = data.get("group.arg")
+    line, col, end_line, end_col = span
+    want = (line, col - 1, end_line, end_col - 1)
+    node = next((n for n, p in src.whole().pos.spans() if p == want and isinstance(n, _LITERALS)), None)
+    if node is None:
+        raise NoFix("the shared value is not one literal at its definition")
+    whole = src.whole()
+    values = {k: v for k, v in data.items() if isinstance(v, str)}
+    values[arg or ""] = whole.code(node)
+    out: List[TextEdit] = []
+    try:
+        for e in spec.edits:
+            if e.op != "replace-argument" or e.arg != arg or e.value is None or e.to is not None:
+                raise NoFix(f"`{e.op}` changes each call, not the value they share")
+            new = render_expression(e.value, values)
+            start, end = whole.span(node)
+            if whole.text[start:end] != new:
+                out.append(TextEdit(start, end, new))
+    except TemplateError as exc:
+        raise NoFix(str(exc)) from None
+    return out
 
 
 def window_serves(spec: FixSpec) -> bool:

@@ -181,7 +181,8 @@ def _annotate_key(cache: Optional["Cache"], rules_key: str, lang: str, path: str
     parts = [rules_key, lang, path, text]
     for f in findings:
         s = f.span
-        part = repr((f.rule, s.line, s.column, s.end_line, s.end_column, sorted((k, v) for k, v in f.data.items() if k != FIX_KEY)))
+        part = repr((f.rule, s.line, s.column, s.end_line, s.end_column, sorted((k, v) for k, v in f.data.items() if k != FIX_KEY),
+                     [(m.path, m.span, sorted((k, v) for k, v in m.data.items() if k != FIX_KEY)) for m in f.members]))
         if " at 0x" in part:
             return ""
         parts.append(part)

@@ -108,7 +108,9 @@ class Api:
     params: Optional[Tuple[Param, ...]] = None
     returns: str = ""
     """``instance`` (classes), ``derived`` (a new object of the receiver's type, same lineage),
-    ``self``, ``receiver-type`` or a qualified type name; empty = unknown."""
+    ``derived-items`` (a list of such objects), ``derived-all`` (joins the lineages of the
+    receiver and of every object argument, list elements included: zip, concat), ``self``,
+    ``receiver-type`` or a qualified type name; empty = unknown."""
     bases: Tuple[str, ...] = ()
     versions: Tuple[Tuple[str, Tuple[Param, ...]], ...] = ()
     """(range, params) pairs overriding ``params`` for those framework versions."""

@@ -722,11 +722,19 @@ class Project:
             return self.values(fi, call.scope, call.args[0].value) if call.args else _UNK
         if returns == "instance":
             return frozenset((Obj(Ext(qual), fi, cid, here),))
-        if returns == "derived" and isinstance(recv, Obj):
+        if returns in ("derived", "derived-items") and isinstance(recv, Obj):
             return frozenset((Obj(recv.type, fi, cid, recv.origin),))
+        if returns == "derived-all":
+            # `a.zip(b)`, `ds.zip((a, b))`, `a.concat([b, c])`: one object per lineage joined, so
+            # a `.shuffle()` after the join is seen from every source
+            objs = [recv] if isinstance(recv, Obj) else []
+            for a in call.args:
+                for x in (a.value[2] if a.value[0] == "seq" else (a.value,)):
+                    objs += [v for v in self.values(fi, call.scope, x) if isinstance(v, Obj)]
+            return _cap({Obj(o.type, fi, cid, o.origin) for o in objs}) if objs else _UNK
         if returns == "self" and recv is not None:
             return frozenset((recv,))
-        if returns and returns not in ("derived", "self", "instance"):
+        if returns and returns not in ("derived", "derived-items", "derived-all", "self", "instance"):
             return frozenset((Obj(Ext(returns), fi, cid, here),))
         return _UNK
 

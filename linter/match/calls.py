@@ -1,11 +1,12 @@
 """Stage 5d: call rules — one finding per call that matches the pattern and its predicates."""
 from __future__ import annotations
 
-from typing import Iterable, List, Tuple
+from typing import Dict, Iterable, List, Tuple
 
 from linter.compiler.build import CallPattern, CompiledRule
 from linter.match.context import CallSite, MatchContext
 from linter.match.findings import make_finding
+from linter.match.predicates import CAUSE
 from linter.model import Finding
 
 
@@ -38,31 +39,27 @@ def fix_variants(rule: CompiledRule, site: CallSite, mc: MatchContext) -> str:
     return ",".join(str(i) for i, f in enumerate(rule.fixes) if f.when is None or evaluate(f.when, site, mc))
 
 
-def _once_per(mc: MatchContext, sites: List[CallSite], unit: str) -> List[CallSite]:
+def _once_per(mc: MatchContext, sites: List[CallSite], unit: str) -> List[Tuple[CallSite, List[CallSite]]]:
     """The first match of each group — the set of entry scripts that run it (``program``) or
-    its function (``function``: one op list of one pipeline); the others are named in
-    ``{more}``. Under ``program``, matches no entry runs stay one finding each."""
+    its function (``function``: one op list of one pipeline) — with the others, which are named
+    in ``{more}`` and become its related places. Under ``program``, matches no entry runs stay
+    one finding each."""
     def group(site: CallSite) -> tuple:
         if unit == "function":
             return ("function", site.fi, site.call.scope)
         entries = tuple(mc.entries_reaching(site.fi, site.cid))
         return entries or ("site", site.fi, site.cid)
 
-    groups: dict = {}
-    order: List[CallSite] = []
+    groups: Dict[tuple, List[CallSite]] = {}
     for site in sites:
-        key = group(site)
-        if key in groups:
-            groups[key].append(site)
-            continue
-        groups[key] = [site]
-        order.append(site)
-    for first in order:
-        rest = groups[group(first)][1:]
+        groups.setdefault(group(site), []).append(site)
+    out: List[Tuple[CallSite, List[CallSite]]] = []
+    for first, *rest in groups.values():
         if rest:
             places = ", ".join(f"{mc.p.files[s.fi].path}:{s.call.line}" for s in rest[:3])
             first.data["more"] = places + (f" and {len(rest) - 3} more" if len(rest) > 3 else "")
-    return order
+        out.append((first, rest))
+    return out
 
 
 def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], lang: str) -> List[Finding]:
@@ -78,9 +75,13 @@ def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], la
             continue   # the same call in the other branch of an `if` (GPU/CPU): one problem, one finding
         kept.append((fi, cid))
         sites.append(site)
-    if rule.once_per:
-        sites = _once_per(mc, sites, rule.once_per)
-    for site in sites:
+    if rule.group_by_cause[:1] == ("pipeline",):
+        for site in sites:
+            joined = mc.joined_at(site.fi, site.cid)
+            if joined is not None:   # datasets joined into one pipeline: one cause (linter.match.group)
+                site.data[f"{CAUSE}pipeline"] = f"{mc.p.files[joined[0]].path}:{mc.p.files[joined[0]].calls[joined[1]].line}"
+    grouped = _once_per(mc, sites, rule.once_per) if rule.once_per else [(site, []) for site in sites]
+    for site, rest in grouped:
         fi, cid = site.fi, site.cid
         severity, note = None, ""
         if rule.severity_if:
@@ -92,5 +93,7 @@ def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], la
         if variants is not None:
             data[FIX_VARIANTS] = variants
         out.append(make_finding(rule, mc.p.files[fi].path, call_span(site, rule.report_at),
-                                data, lang, severity=severity, note=note))
+                                data, lang, severity=severity, note=note,
+                                related=[(mc.p.files[r.fi].path, r.call.line, f"`{r.call.dotted or r.qual.rsplit('.', 1)[-1]}(...)`")
+                                         for r in rest]))
     return out

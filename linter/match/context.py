@@ -87,6 +87,7 @@ class MatchContext:
         self._pattern_files: Dict[int, Dict[int, List[Call]]] = {}
         self._pattern_entries: Dict[int, Dict[int, List[Call]]] = {}
         self._all_candidates: Dict[int, List[Call]] = {}
+        self._joins: Optional[Dict[Tuple[int, int], Call]] = None
         self._by_name: Optional[List[Dict[str, List[int]]]] = None
         """Per file: resolved callee name → its calls (:meth:`index_names`)."""
         self._made_by: Dict[Tuple[str, ...], bool] = {}
@@ -635,6 +636,25 @@ class MatchContext:
         a, ka = self.origin_calls(fi, scope, e[2], depth + 1)   # ifexp
         b, kb = self.origin_calls(fi, scope, e[3], depth + 1)
         return a + b, ka and kb
+
+    def joined_at(self, fi: int, cid: int) -> Optional[Call]:
+        """The first call (in file/line order) that joins the object created by call ``cid`` with
+        objects of other lineages — a ``zip``/``concat`` whose API table entry says
+        ``returns: derived-all`` — or None: where two datasets become one pipeline."""
+        if self._joins is None:
+            joins: Dict[Tuple[int, int], Call] = {}
+            for jfi, facts in enumerate(self.p.files):
+                for name in ("zip", "concat"):
+                    for jcid in facts.callee_index.get(name, ()):
+                        origins = {v.origin for v in self.p.call_values(jfi, jcid) if isinstance(v, Obj)}
+                        if len(origins) < 2:
+                            continue
+                        for o in sorted(origins):
+                            here = joins.get(o)
+                            if here is None or (jfi, facts.calls[jcid].line) < (here[0], self.p.files[here[0]].calls[here[1]].line):
+                                joins[o] = (jfi, jcid)
+            self._joins = joins
+        return self._joins.get((fi, cid))
 
     def attribute_used_by(self, attr: str, pattern: CallPattern, fi: int, cid: int) -> bool:
         """Whether a call matching ``pattern`` takes ``<obj>.<attr>`` (``.data`` allowed) as its

@@ -136,6 +136,25 @@ def _record(site: CallSite, name: str, a: Optional[ArgFact], vals: List[Valued])
             site.data[f"{name}.via"] = f"{_fmt(via.value)} at {via.path}:{via.line} ({via.via})"
         elif vals[0].line and a is not None and a.value[0] != "const":
             site.data[f"{name}.via"] = f"{_fmt(vals[0].value)} at {vals[0].path}:{vals[0].line}"
+        _record_cause(site, name, a, vals)
+
+
+CAUSE = "cause."
+"""Finding data: ``cause.<arg>`` is ``path:line`` of the one definition every value of the
+argument comes from (a module constant, a parameter's default, a configuration key), when
+the argument names it rather than writing a literal; ``cause.<arg>.value`` is the value.
+Findings of a rule with ``report.group_by_cause`` that share it are one finding
+(:mod:`linter.match.group`)."""
+
+
+def _record_cause(site: CallSite, name: str, a: Optional[ArgFact], vals: List[Valued]) -> None:
+    if a is None or a.value[0] == "const" or arg_kind(a.value) == "literal":
+        return   # a literal at the call: the call itself is the cause
+    places = {(v.path, v.line) for v in vals}
+    if len(places) != 1 or not vals[0].line or vals[0].via == "default":
+        return   # several definitions, or where the value is written is not known
+    site.data[f"{CAUSE}{name}"] = f"{vals[0].path}:{vals[0].line}"
+    site.data[f"{CAUSE}{name}.value"] = _fmt(vals[0].value)
 
 
 def arg_name(e: Expr) -> Optional[str]:

@@ -81,8 +81,6 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
     fatal = sum(1 for e in errors if e.fatal)
     if quiet:
         return
-    if hidden_info:
-        console.print(Text(hidden_info_line(hidden_info, lang), style="dim"))
     if baseline is not None:
         note = (f"基线 {baseline['path']} 中已记录 {baseline['matched']} 个问题，未显示" if zh else
                 f"{baseline['matched']} finding{'s' if baseline['matched'] != 1 else ''} recorded in the baseline "
@@ -120,6 +118,8 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
     else:
         console.print(Text(f"{_ZH['no_findings']}（{_ZH['checked']} {files} {_ZH['files']}）" if zh
                            else f"No findings ({files} file{'s' if files != 1 else ''} checked).", style="bold green"))
+    if hidden_info:
+        console.print(Text(hidden_info_line(hidden_info, lang), style="dim"))
     if fatal:
         console.print(Text(f"{fatal} {_ZH['errors']}" if zh else
                            f"{fatal} problem{'s' if fatal != 1 else ''} prevented checking (see above).", style="bold red"))

@@ -107,7 +107,7 @@ def diagnostic(f: Finding, lines: Lines, uri_of: Any, docs_url: str = DOCS_URL,
     information is the finding's own evidence (the other uses of its cause) and every place its
     message cites. ``info`` findings are Information, or Hint with ``info_severity="hint"``."""
     related = []
-    seen = set()
+    seen = {(f.path, f.span.line)}   # a message citing its own place (a shared value's definition) adds nothing
     for path, line, note in list(f.related) + cited(f.message):
         if (path, line) in seen:
             continue

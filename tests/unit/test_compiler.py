@@ -92,6 +92,18 @@ def test_unknown_placeholder_rejected(tmp_path) -> None:
     assert "unknown placeholder {nonsense}" in str(err.value)
 
 
+def test_group_by_cause_names_a_tested_argument(tmp_path) -> None:
+    grouped = GOOD.replace("examples:", "report: {at: call, group_by_cause: {arg: keep_prob, at: first-use}}\nexamples:")
+    assert compile_text(tmp_path, grouped).group_by_cause == ("keep_prob", "first-use")
+    with pytest.raises(RuleFileError) as err:
+        compile_text(tmp_path, grouped.replace("{arg: keep_prob, at: first-use}", "{arg: p, at: first-use}"))
+    assert "`p` is not an argument whose value the rule tests (keep_prob)" in str(err.value)
+    assert err.value.pointer == "/report/group_by_cause/arg"
+    with pytest.raises(RuleFileError) as err:
+        compile_text(tmp_path, grouped.replace("at: first-use}", "at: last-use}"))
+    assert err.value.pointer == "/report/group_by_cause/at"
+
+
 def test_name_must_match_file_name(tmp_path) -> None:
     with pytest.raises(RuleFileError) as err:
         compile_text(tmp_path, GOOD, name="other-name.yaml")
