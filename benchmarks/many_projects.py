@@ -36,10 +36,10 @@ FIXTURES = os.path.join(ROOT, "tests", "projects")
 PROBE = r"""
 import json, sys, time
 from linter.api import check_paths
-from linter.compiler.packs import load_packs
-from linter.pipeline import Options
+from linter.engine.packs import load_packs
+from linter.engine.run import Options
 from linter.report.progress import peak_memory_mb
-from linter.stages import Observer
+from linter.core.observer import Observer
 tree, jobs = sys.argv[1], int(sys.argv[2])
 packs = load_packs()
 obs = Observer()

@@ -4,16 +4,16 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from linter.compiler.packs import RulePacks, load_packs
-from linter.discover import Walk, discover, display_path
+from linter.engine.packs import RulePacks, load_packs
+from linter.source.discover import Walk, discover, display_path
 from linter.index.modules import project_root
-from linter.model import Diagnostic
+from linter.core.model import Diagnostic
 from linter.index.configs import MAX_CONFIG_BYTES
-from linter.pipeline import Options, Probes, RunResult, Unit, listing, parse_unit, read_source, run
-from linter.stages import Observer, Stage
+from linter.engine.run import Options, Probes, RunResult, Unit, listing, parse_unit, read_source, run
+from linter.core.observer import Observer, Stage
 
 if TYPE_CHECKING:
-    from linter.cache import Cache
+    from linter.core.cache import Cache
 
 VIRTUAL_ROOT = os.path.join(os.sep, "__trainlint_virtual__")
 """Where in-memory sources live; never touches the disk."""
@@ -61,7 +61,7 @@ class ResultCache:
     file-system probe made while linking imports (a module file that appears changes them)."""
 
     def __init__(self, cache: "Cache", run_key: str, units: Sequence[Unit], limit: int) -> None:
-        from linter.cache import Cache
+        from linter.core.cache import Cache
 
         self.cache = cache
         parts = [run_key, cache.facts_ns]
@@ -71,7 +71,7 @@ class ResultCache:
         self.key = Cache.digest(parts)
 
     def lookup(self) -> Optional[RunResult]:
-        from linter.cache import Cache
+        from linter.core.cache import Cache
 
         entry = self.cache.get("results", "v1", self.key)
         if not isinstance(entry, dict):
@@ -96,7 +96,7 @@ class ResultCache:
         return entry["result"]
 
     def store(self, result: RunResult, units: Sequence[Unit], probes: Probes) -> None:
-        from linter.cache import Cache
+        from linter.core.cache import Cache
 
         context = []
         for u in units:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Callable, List, Sequence, Tuple
 
 from linter import __version__
-from linter.atomic import write_atomic
-from linter.digest import sha256
-from linter.model import Finding
+from linter.core.atomic import write_atomic
+from linter.core.digest import sha256
+from linter.core.model import Finding
 
 FORMAT = 1
 

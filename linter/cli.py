@@ -14,12 +14,12 @@ import time
 from typing import TYPE_CHECKING, List, Optional, Sequence, TextIO
 
 from linter import __version__
-from linter.config import FORMATS
+from linter.settings.config import FORMATS
 
 if TYPE_CHECKING:
-    from linter.parse_ahead import ParseAhead
+    from linter.facts.ahead import ParseAhead
     from linter.report.run import Report
-    from linter.settings import CliOverrides
+    from linter.settings.resolve import CliOverrides
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -137,7 +137,7 @@ def _print_rule_errors(errors: Sequence[object], err: TextIO) -> None:
 
 
 def _cli_overrides(args: argparse.Namespace) -> "CliOverrides":
-    from linter.settings import CliOverrides
+    from linter.settings.resolve import CliOverrides
 
     return CliOverrides(
         select=_split(args.select) if args.select else None, extend_select=_split(args.extend_select),
@@ -150,8 +150,8 @@ def _cli_overrides(args: argparse.Namespace) -> "CliOverrides":
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from linter.config import ConfigError
-    from linter.settings import RuleErrors, resolve_settings
+    from linter.settings.config import ConfigError
+    from linter.settings.resolve import RuleErrors, resolve_settings
 
     cwd = os.getcwd()
     stdin_name = args.stdin_filename
@@ -178,7 +178,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if ahead is not None:
         ahead.meanwhile["report"] = _load_report
     from linter.report.progress import observer_for, write_profile
-    from linter.stages import Stage
+    from linter.core.observer import Stage
 
     # no bar for fix rounds (several runs, then a diff) or an editor's buffer
     obs, stop_bar = observer_for(err, st.format, args.quiet or args.fix or args.diff or stdin_name is not None, st.lang)
@@ -201,7 +201,7 @@ def _load_report() -> None:
 def _check(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[str], cwd: str,
            out: TextIO, err: TextIO, stop_bar) -> int:
     from linter.api import check_paths, check_stdin
-    from linter.discover import is_excluded
+    from linter.source.discover import is_excluded
     from linter.report.run import Report
 
     if (args.fix or args.diff) and args.write_baseline:
@@ -264,7 +264,7 @@ def _fix(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[st
     then report what remains. Exit codes as Ruff: ``--diff`` exits 1 when there are changes;
     ``--fix`` exits 1 when findings remain."""
     from linter.api import check_paths, check_stdin
-    from linter.atomic import write_atomic
+    from linter.core.atomic import write_atomic
     from linter.fix.apply import unified_diff
     from linter.fix.run import annotate, fix_loop
     from linter.report.run import Report
@@ -378,9 +378,9 @@ def _emit(report: "Report", args: argparse.Namespace, out: TextIO, err: TextIO) 
 
 def _packs_with_config(args: argparse.Namespace, err: TextIO, no_default: bool = False):
     """Rule packs for ``rules``/``explain``: built-in, the config's ``rules`` and ``--rules``."""
-    from linter.compiler.packs import load_packs
-    from linter.config import ConfigError
-    from linter.settings import config_for
+    from linter.engine.packs import load_packs
+    from linter.settings.config import ConfigError
+    from linter.settings.resolve import config_for
 
     try:
         config = config_for([], os.getcwd(), args.config, args.isolated)
@@ -431,7 +431,7 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from linter.explain import render_rule
+    from linter.compiler.explain import render_rule
 
     packs = _packs_with_config(args, err)
     if packs is None:
@@ -478,7 +478,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_test_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from linter.compiler.packs import load_packs
+    from linter.engine.packs import load_packs
     from linter.testing import run_examples
 
     packs = load_packs(args.dirs, builtin=True)

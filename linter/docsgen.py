@@ -170,7 +170,7 @@ def render_rule_index(rules: List[Any]) -> str:
 
 def pages() -> Dict[str, str]:
     """Path → the text it must have."""
-    from linter.compiler.packs import load_packs
+    from linter.engine.packs import load_packs
 
     packs = load_packs()
     out = {FACTS_MD: render_facts(load_facts()), os.path.join(RULES_DIR, "index.md"): render_rule_index(packs.rules)}

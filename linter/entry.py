@@ -1,7 +1,7 @@
 """The console command's entry point (``trainlint``, ``python -m linter``).
 
 Before anything else is imported it starts the parse-ahead process for ``check`` (see
-:mod:`linter.parse_ahead`): every millisecond the command line spends importing and reading
+:mod:`linter.facts.ahead`): every millisecond the command line spends importing and reading
 options first would be added to libcst's import in that process, which is the longest part
 of checking one changed file. The arguments are only peeked at here; :mod:`linter.cli`
 parses them and stops the process when the command turns out not to need it.
@@ -16,7 +16,7 @@ def main() -> int:
     argv = sys.argv[1:]
     ahead = None
     if argv[:1] == ["check"] and _jobs(argv) != 1:
-        from linter.parse_ahead import ParseAhead
+        from linter.facts.ahead import ParseAhead
 
         ahead = ParseAhead.start()
     from linter.cli import main as cli_main

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from linter.facts.model import FileFacts
-from linter.model import Diagnostic, ErrorKind, Finding
-from linter.sources import source_lines
+from linter.core.model import Diagnostic, ErrorKind, Finding
+from linter.source.decode import source_lines
 
 _PRAGMA = re.compile(
     r"""\#\s*trainlint\s*:\s*

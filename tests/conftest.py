@@ -23,8 +23,8 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from linter.api import check_sources  # noqa: E402
-from linter.compiler.packs import RulePacks, load_packs  # noqa: E402
-from linter.pipeline import Options, RunResult  # noqa: E402
+from linter.engine.packs import RulePacks, load_packs  # noqa: E402
+from linter.engine.run import Options, RunResult  # noqa: E402
 
 _PACKS = None
 

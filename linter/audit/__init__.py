@@ -2,7 +2,7 @@
 
     0 spec      rules/audit.yaml → applicability, evidence probes, facts   (spec.py)
     1 check     the engine's own run over the whole tree (discover → facts → index → rules →
-                suppressions), keeping the project index                 (linter.pipeline)
+                suppressions), keeping the project index                 (linter.engine.run)
     2 projects  entry scripts and their import closures                    (projects.py)
     3 decide    per project and item: found / no-issue / not-applicable / manual (decide.py)
     4 inventory migration risks: API uses whose counterpart differs       (inventory.py)

@@ -37,8 +37,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from linter.audit.run import audit_path
     from linter.audit.model import FOUND
     from linter.audit.spec import AuditSpecError, load_audit_spec
-    from linter.config import ConfigError
-    from linter.settings import CliOverrides, RuleErrors, resolve_settings
+    from linter.settings.config import ConfigError
+    from linter.settings.resolve import CliOverrides, RuleErrors, resolve_settings
 
     cwd = os.getcwd()
     if not os.path.exists(os.path.join(cwd, args.path)):

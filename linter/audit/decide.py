@@ -16,7 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from linter.audit.model import FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE, Evidence, FactValue, ItemResult
 from linter.audit.spec import ItemSpec, Probe
 from linter.compiler.build import CallPattern
-from linter.model import Finding
+from linter.core.model import Finding
 
 MAX_EVIDENCE = 20
 """Per item; a zoo's api.01 evidence would otherwise list every layer."""

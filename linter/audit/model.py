@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from linter.model import Diagnostic, Finding
+from linter.core.model import Diagnostic, Finding
 
 FOUND, NO_ISSUE, NOT_APPLICABLE, MANUAL = "found", "no-issue", "not-applicable", "manual"
 STATUSES = (FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE)

@@ -18,7 +18,7 @@ from typing import Dict, List, Set
 
 from linter.audit.spec import AuditSpec
 from linter.index.project import Project
-from linter.index.roles import Roles
+from linter.program.roles import Roles
 
 
 @dataclass

@@ -10,13 +10,13 @@ from linter.audit.model import AuditResult, FactValue, ProjectResult
 from linter.audit.projects import FoundProject, find_projects
 from linter.audit.spec import AuditSpec, load_audit_spec
 from linter.compiler.build import CallPattern
-from linter.compiler.packs import RulePacks
-from linter.discover import Walk, display_path
-from linter.index.roles import TRAINING
+from linter.engine.packs import RulePacks
+from linter.source.discover import Walk, display_path
+from linter.program.roles import TRAINING
 from linter.match.context import MatchContext
-from linter.model import Diagnostic, ErrorKind, Finding
-from linter.pipeline import Options, RunResult, run
-from linter.stages import Observer, Progress
+from linter.core.model import Diagnostic, ErrorKind, Finding
+from linter.engine.run import Options, RunResult, run
+from linter.core.observer import Observer, Progress
 
 
 def audit_path(path: str, packs: RulePacks, options: Options, cwd: Optional[str] = None, walk: Optional[Walk] = None,

@@ -37,17 +37,17 @@ def compare_paths(reference: str, new: str, lang: str = "en", cwd: Optional[str]
     """Compare two sides (scripts or project folders). Raises :class:`~linter.compare.load.SideError`
     for a side that cannot be compared and :class:`~linter.compare.mapping.MappingError` for a
     broken mapping table."""
-    from linter.compiler.packs import load_packs_cached
+    from linter.engine.packs import load_packs_cached
     from linter.compare.diff import compare_profiles
     from linter.compare.load import load_side
     from linter.compare.mapping import builtin_tables
     from linter.compare.profile import extract_profile
-    from linter.pipeline import Options
+    from linter.engine.run import Options
 
     cwd = cwd or os.getcwd()
     cache = None
     if use_cache:
-        from linter.cache import Cache
+        from linter.core.cache import Cache
 
         cache = Cache()
     packs = load_packs_cached(cache=cache)

@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from linter.compiler.packs import RulePacks
-from linter.discover import discover, display_path
+from linter.engine.packs import RulePacks
+from linter.source.discover import discover, display_path
 from linter.index.modules import project_root
 from linter.index.project import Project
-from linter.index.roles import Roles
-from linter.model import Diagnostic, Finding
-from linter.pipeline import Options, Unit, link
+from linter.program.roles import Roles
+from linter.core.model import Diagnostic, Finding
+from linter.engine.run import Options, Unit, link
 
 # Entry scripts of a project folder, best first: what people name the script they run.
 _ENTRY_NAMES = (

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from linter.compiler.packs import RulePacks
+from linter.engine.packs import RulePacks
 from linter.facts.model import ArgFact, CallFact, Expr, Stmt
 from linter.index.apis import NO_DEFAULT, Expression, Param, parse_version
 from linter.index.project import BoundArgs, bind_args
-from linter.index.roles import EVALUATION, TRAINING
+from linter.program.roles import EVALUATION, TRAINING
 from linter.index.values import Ext, Func
 from linter.match.context import MatchContext
 from linter.compare import normalize

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tup
 
 import libcst as cst
 
-from linter.digest import blake2b
+from linter.core.digest import blake2b
 from linter.facts.model import (
     ArgFact,
     AssignFact,

@@ -22,8 +22,8 @@ from linter.compiler.build import CompiledRule
 from linter.compiler.fixes import FixSpec
 from linter.fix.edits import NoFix, SourceFile, TextEdit, apply_edits, file_globs, fix_edits, merge, window_serves
 from linter.fix.window import window
-from linter.model import Finding
-from linter.sources import line_starts
+from linter.core.model import Finding
+from linter.source.decode import line_starts
 
 VARIANTS_KEY = "fix.variants"
 

@@ -20,7 +20,7 @@ from linter.compiler.fixes import Binder, Edit, FixSpec, Unless, import_binding
 from linter.facts.positions import all_positions
 from linter.fix.template import TemplateError, render_expression, render_statement, substitute
 from linter.fix.window import file_words
-from linter.sources import line_starts
+from linter.source.decode import line_starts
 
 Body = Union[cst.Module, cst.IndentedBlock]
 

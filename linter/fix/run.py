@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tupl
 
 from linter.compiler.build import CompiledRule
 from linter.fix.apply import Refusal, apply, plan
-from linter.model import Finding
-from linter.pipeline import RunResult
+from linter.core.model import Finding
+from linter.engine.run import RunResult
 
 if TYPE_CHECKING:
-    from linter.cache import Cache
+    from linter.core.cache import Cache
 
 MAX_ROUNDS = 10
 FIX_KEY = "fix"
@@ -153,7 +153,7 @@ def _plan_all(work: List[Tuple[str, List[Finding], str]], by_id: Dict[str, Compi
     global _PLAN_WORK, _PLAN_ARGS
     _PLAN_WORK, _PLAN_ARGS = work, (by_id, lang)
     try:
-        from linter.parse import _context, collector_paused
+        from linter.facts.batch import _context, collector_paused
 
         ctx = _context()
         if jobs <= 1 or len(work) < _PARALLEL_MIN_FILES or ctx.get_start_method() != "fork":
@@ -186,7 +186,7 @@ def _annotate_key(cache: Optional["Cache"], rules_key: str, lang: str, path: str
         if " at 0x" in part:
             return ""
         parts.append(part)
-    from linter.cache import Cache
+    from linter.core.cache import Cache
 
     return Cache.digest(parts)
 

@@ -10,8 +10,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 from linter.compiler.build import CompiledRule
 from linter.index.values import Cls, Func
 from linter.match.context import MatchContext
-from linter.model import Diagnostic, ErrorKind, Finding
-from linter.stages import Observer
+from linter.core.model import Diagnostic, ErrorKind, Finding
+from linter.core.observer import Observer
 
 
 def run_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: str) -> List[Finding]:
@@ -38,7 +38,7 @@ def _runner(kind: str) -> Any:
 
 def load_runners(kinds: Iterable[str]) -> None:
     """Import the matchers of these rule kinds now (for a process that would otherwise wait
-    idle, see :mod:`linter.parse_ahead`)."""
+    idle, see :mod:`linter.facts.ahead`)."""
     for kind in set(kinds):
         _runner(kind)
 
@@ -138,7 +138,7 @@ def release(mc: MatchContext) -> None:
     """Drop the project index and everything memoised on it. The index, the roles and their
     memo tables refer to each other (reference cycles): left to the cyclic collector they
     would outlive the run — on a many-project tree until the next project's facts are frozen
-    with them (:func:`linter.parse.collector_paused`), that is, forever."""
+    with them (:func:`linter.facts.batch.collector_paused`), that is, forever."""
     for o in _memo_state(mc):
         vars(o).clear()
 

@@ -14,7 +14,7 @@ from linter.compiler.build import AbsentSpec, CompiledRule
 from linter.match.context import MatchContext
 from linter.index.values import Cls, Func
 from linter.match.findings import make_finding, render
-from linter.model import Finding
+from linter.core.model import Finding
 
 
 def import_closure(mc: MatchContext, fi: int) -> Set[int]:

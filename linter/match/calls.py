@@ -7,7 +7,7 @@ from linter.compiler.build import CallPattern, CompiledRule
 from linter.match.context import CallSite, MatchContext
 from linter.match.findings import make_finding
 from linter.match.predicates import CAUSE
-from linter.model import Finding
+from linter.core.model import Finding
 
 
 def call_span(site: CallSite, at: str = "call") -> tuple:

@@ -15,7 +15,7 @@ from linter.facts.ir import child_blocks, walk
 from linter.facts.model import ArgFact, CallFact, Expr, Stmt
 from linter.index.apis import NO_DEFAULT, Param as ApiParam, parse_version
 from linter.index.project import BoundArgs, Project, bind_args
-from linter.index.roles import Roles
+from linter.program.roles import Roles
 from linter.index.values import Cls, Ext, Obj, ordered
 
 Call = Tuple[int, int]

@@ -10,7 +10,7 @@ import re
 from typing import Dict, Iterable, Optional, Tuple
 
 from linter.compiler.build import CompiledRule
-from linter.model import Finding, Severity, Span
+from linter.core.model import Finding, Severity, Span
 
 _OPTIONAL = re.compile(r"\[\[((?:(?!\[\[|\]\]).)*)\]\]", re.S)
 """An innermost ``[[ ... ]]`` segment (segments may nest)."""

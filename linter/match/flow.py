@@ -33,7 +33,7 @@ from linter.facts.model import Expr, Stmt
 from linter.index.values import Bound, Cls, Func, Obj, ordered
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding
-from linter.model import Finding
+from linter.core.model import Finding
 
 Site = Tuple[int, int]
 CallKey = Tuple[int, int]
@@ -253,8 +253,8 @@ class StateFlow:
     def _direct_children(self, k: Key) -> Set[Key]:
         """Objects a wrapper or container was built from, and the layers a project network
         holds as attributes: what ``set_train`` on it reaches (the same parts as
-        :func:`linter.match.training.parts` follows)."""
-        from linter.match.training import direct_parts
+        :func:`linter.program.training.parts` follows)."""
+        from linter.program.training import direct_parts
 
         return {("o",) + tuple(o) for o in direct_parts(self.mc, (k[1], k[2]))}
 
@@ -368,7 +368,7 @@ class StateFlow:
         optimizers when they are known (a GAN's generator step leaves the discriminator in
         inference mode on purpose: another step trains it); all of them when no optimizer's
         parameters are known (unknown must not silence)."""
-        from linter.match.training import frozen_objects, parts, trained_objects
+        from linter.program.training import frozen_objects, parts, trained_objects
 
         trained = trained_objects(self.mc)
         if not trained:
@@ -389,7 +389,7 @@ class StateFlow:
             if not layers:
                 return layers
         if optimizers:
-            from linter.match.training import updated_by
+            from linter.program.training import updated_by
 
             mine = sorted({t for opt in optimizers for t in updated_by(self.mc, opt)})
             if mine:

@@ -19,7 +19,7 @@ import math
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from linter.model import Finding, Span
+from linter.core.model import Finding, Span
 from linter.match.predicates import CAUSE
 
 GROUP_AT = "group.at"

@@ -15,7 +15,7 @@ import itertools
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from linter.facts.model import Expr
-from linter.index.paths import _compare
+from linter.program.paths import _compare
 from linter.index.values import Valued
 
 if TYPE_CHECKING:

@@ -263,7 +263,7 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
     if pred.trained is not None:
         if a is None:
             return False
-        from linter.match.training import training_state
+        from linter.program.training import training_state
 
         state = training_state(mc, mc.p.values(site.fi, site.call.scope, a.value), mc.entries_reaching(site.fi, site.cid))
         if state is not pred.trained:
@@ -392,7 +392,7 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
     if pred.live is not None and mc.live(site.fi, site.cid) is not pred.live:
         return False
     if pred.trained is not None:
-        from linter.match.training import training_state
+        from linter.program.training import training_state
 
         made = [v for v in mc.p.call_values(site.fi, site.cid) if isinstance(v, Obj) and v.origin == (site.fi, site.cid)]
         if training_state(mc, made, mc.entries_reaching(site.fi, site.cid)) is not pred.trained:

@@ -26,7 +26,7 @@ from linter.facts.model import FileFacts
 from linter.index.values import Cls, Func, Obj
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding
-from linter.model import Finding
+from linter.core.model import Finding
 
 OK, BAD, UNKNOWN = "ok", "bad", "unknown"
 Verdict = Tuple[str, str]
@@ -233,7 +233,7 @@ class _Sequence:
     def _network_output(self, fi: int, scope: int) -> Verdict:
         """A value returned by the ``construct``/``forward`` of a cell that is built but never
         called by the project — the framework runs it: the network's output."""
-        from linter.index.roles import _RUN_BY_INSTANCE
+        from linter.program.roles import _RUN_BY_INSTANCE
 
         f = self.p.files[fi].funcs[scope]
         if not self.spec.output or f.kind != "method" or f.cls < 0 or f.name not in _RUN_BY_INSTANCE:

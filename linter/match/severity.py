@@ -91,7 +91,7 @@ def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: 
     parameters followed to what the call sites pass), or one inside the objects it is built
     from (a wrapper's network). A framework object built from no other object (an optimizer,
     a Dense layer) holds none; a network from an unknown factory is unknown."""
-    from linter.match.training import parts
+    from linter.program.training import parts
 
     p = mc.p
     if o.file >= 0 and o.call >= 0 and _is_mode_layer(mc, globs, o.file, o.call):

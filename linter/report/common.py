@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List
 
-from linter.model import Finding
+from linter.core.model import Finding
 
 
 def hidden_info_line(n: int, lang: str) -> str:

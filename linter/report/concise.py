@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional, TextIO
 
-from linter.model import CellSpan, Diagnostic, Finding
+from linter.core.model import CellSpan, Diagnostic, Finding
 from linter.report.common import hidden_info_line
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, TextIO, Tuple
 
 from linter.compiler.build import CompiledRule
-from linter.model import CellSpan, Diagnostic, Finding, Severity
+from linter.core.model import CellSpan, Diagnostic, Finding, Severity
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Any, Dict, List, TextIO
 
 from linter import __version__
-from linter.model import Diagnostic, Finding
+from linter.core.model import Diagnostic, Finding
 
 
 def document(findings: List[Finding], errors: List[Diagnostic], files: int, extra: Dict[str, Any]) -> Dict[str, Any]:

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from typing import Dict, List, Sequence, TextIO, Tuple
 
 from linter.compiler.build import CompiledRule
-from linter.model import Diagnostic, Finding, Severity
+from linter.core.model import Diagnostic, Finding, Severity
 from linter.report.concise import error_line, finding_line
 
 # Characters XML 1.0 cannot carry at all (even escaped); lone surrogates cannot be encoded.

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Callable, Dict, Optional, TextIO, Tuple
 
-from linter.stages import Observer, Progress
+from linter.core.observer import Observer, Progress
 
 MACHINE_FORMATS = ("json", "sarif", "junit", "github")
 """Output read by programs: no bar, whatever stderr is."""

@@ -7,11 +7,11 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO, Tuple
 
-from linter.model import Diagnostic, ErrorKind, Finding, Severity
-from linter.pipeline import RunResult
+from linter.core.model import Diagnostic, ErrorKind, Finding, Severity
+from linter.engine.run import RunResult
 
 if TYPE_CHECKING:
-    from linter.settings import Settings
+    from linter.settings.resolve import Settings
 
 
 class Report:

@@ -7,11 +7,11 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO, Tuple
 
-from linter.model import Diagnostic, Finding, Severity
+from linter.core.model import Diagnostic, Finding, Severity
 from linter.report.common import hidden_info_line, related_lines
 
 if TYPE_CHECKING:
-    from linter.pipeline import RunResult
+    from linter.engine.run import RunResult
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 _ZH = {

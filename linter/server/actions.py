@@ -136,9 +136,9 @@ def _fix_all(folder: Folder, shown: Shown, others: Dict[str, bytes]) -> Optional
     """Every safe fix of the file, in rounds as ``check --fix`` applies them: the first from the
     findings already shown for this text, each later one after linting the fixed text with the
     project around it; the other open files are context, not fixed."""
-    from linter.discover import display_path
+    from linter.source.discover import display_path
     from linter.fix.run import fix_loop
-    from linter.pipeline import RunResult
+    from linter.engine.run import RunResult
 
     if folder.settings is None:
         return None

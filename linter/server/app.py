@@ -22,7 +22,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from linter import __version__
-from linter.model import Finding
+from linter.core.model import Finding
 from linter.server import convert
 from linter.server.engine import CONFIG_NAMES, Folder, Outcome, Overrides
 

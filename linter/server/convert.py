@@ -13,9 +13,9 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from lsprotocol import types as lsp
 
-from linter.model import Diagnostic, ErrorKind, Finding, Severity, Span
+from linter.core.model import Diagnostic, ErrorKind, Finding, Severity, Span
 from linter.report.sarif import INFORMATION_URI
-from linter.sources import line_starts, source_lines
+from linter.source.decode import line_starts, source_lines
 
 SOURCE = "trainlint"
 DOCS_URL = INFORMATION_URI + "/blob/main/docs/rules/{id}.md"
@@ -26,7 +26,7 @@ _SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error, Severity.WARNING: lsp
 
 
 class Lines:
-    """A text's lines (as Python and the findings count them: :mod:`linter.sources`), for
+    """A text's lines (as Python and the findings count them: :mod:`linter.source.decode`), for
     converting positions both ways."""
 
     def __init__(self, text: str, encoding: str = "utf-16") -> None:
@@ -186,7 +186,7 @@ def overlaps(r: lsp.Range, other: lsp.Range) -> bool:
 
 def hover_markdown(rule: Any, packs: Any, lang: str, message: str) -> str:
     """The rule's explain text (what, why, fix) under the finding's message."""
-    from linter.explain import HEADINGS, localized
+    from linter.compiler.explain import HEADINGS, localized
 
     h = HEADINGS.get(lang, HEADINGS["en"])
     out = [f"**{rule.id}** `{rule.name}`: {localized(rule.title, lang)}", "", message, ""]

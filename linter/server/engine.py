@@ -22,8 +22,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from linter.model import Diagnostic, ErrorKind, Finding
-from linter.pipeline import Probes, Unit, parse_unit, run_project, too_large
+from linter.core.model import Diagnostic, ErrorKind, Finding
+from linter.engine.run import Probes, Unit, parse_unit, run_project, too_large
 
 CONFIG_NAMES = ("pyproject.toml", "trainlint.toml")
 
@@ -127,8 +127,8 @@ class Folder:
     def load_settings(self) -> Optional[Problem]:
         """(Re)read the config file and rule packs; on a problem keep the last good settings
         (or none) and return the problem."""
-        from linter.config import ConfigError
-        from linter.settings import CliOverrides, RuleErrors, resolve_settings
+        from linter.settings.config import ConfigError
+        from linter.settings.resolve import CliOverrides, RuleErrors, resolve_settings
 
         o = self.overrides
         cli = CliOverrides(select=o.select, extend_select=list(o.extend_select), ignore=list(o.ignore),
@@ -181,7 +181,7 @@ class Folder:
                 self.load_settings()
             if self.settings is None:
                 return Outcome({}, {})
-            from linter.parse import collector_paused
+            from linter.facts.batch import collector_paused
 
             cwd = os.getcwd()
             os.chdir(self.root)   # reports show paths relative to the working directory
@@ -196,7 +196,7 @@ class Folder:
 
     def _lint(self, docs: Dict[str, bytes]) -> Outcome:
         from linter.api import _root
-        from linter.discover import display_path
+        from linter.source.discover import display_path
         from linter.report.run import Report
 
         st = self.settings

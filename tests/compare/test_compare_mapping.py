@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from linter.compare.mapping import MappingError, load_tables, mappings_dir
-from linter.compiler.packs import load_packs
+from linter.engine.packs import load_packs
 
 KNOWLEDGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "framework-facts.yaml")
 

@@ -8,13 +8,13 @@ import textwrap
 
 from linter.api import check_sources
 from linter.compiler.fixes import Edit, FixSpec
-from linter.compiler.packs import load_packs
-from linter.atomic import write_atomic
+from linter.engine.packs import load_packs
+from linter.core.atomic import write_atomic
 from linter.fix.apply import Fix, apply, unified_diff
 from linter.fix.edits import TextEdit
 from linter.fix.run import fix_loop
-from linter.model import Finding, Severity, Span
-from linter.pipeline import Options
+from linter.core.model import Finding, Severity, Span
+from linter.engine.run import Options
 from linter.testing import fix_sources
 
 

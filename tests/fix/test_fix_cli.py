@@ -187,7 +187,7 @@ def test_fix_annotations_are_cached_and_identical(tmp_path, monkeypatch) -> None
     for f in json.loads(cold)["findings"]:   # each fix edits its own file, not an identical copy's
         assert all(e["path"] == f["path"] for e in (f.get("fix") or {}).get("edits", [])), f
     # the key names the path: identical copies never share their (path-carrying) edits
-    from linter.cache import Cache
+    from linter.core.cache import Cache
 
     c = Cache(str(cache))
     assert fixrun._annotate_key(c, "rules", "en", "a.py", "x = 1\n", []) != \

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from linter.compiler.packs import load_packs
+from linter.engine.packs import load_packs
 from linter.fix.apply import compiles
 from linter.testing import fix_sources
 

@@ -184,7 +184,7 @@ def test_deep_nesting_never_crashes(tree, name, source, limited) -> None:
 def test_a_parser_process_that_dies_loses_only_its_file(tree, monkeypatch) -> None:
     """A crash inside the native parser kills the worker process: the file is reported, the
     other files of its batch are parsed again in fresh processes, and the run goes on."""
-    import linter.parse as parse_mod
+    import linter.facts.batch as parse_mod
 
     for i in range(6):
         write_bytes(tree, f"more/m{i}.py", BAD.encode())
@@ -231,7 +231,7 @@ def test_unreadable_and_vanishing_files(tree, monkeypatch) -> None:
     locked = write_bytes(tree, "locked.py", BAD.encode())
     import builtins
 
-    import linter.discover as discover_mod
+    import linter.source.discover as discover_mod
 
     real_open = builtins.open
     real_discover = discover_mod.discover

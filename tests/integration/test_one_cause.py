@@ -83,7 +83,7 @@ def test_sarif_related_locations(project) -> None:
 
 def test_lsp_related_information(project) -> None:
     from linter.server import convert
-    from linter.settings import CliOverrides, resolve_settings
+    from linter.settings.resolve import CliOverrides, resolve_settings
     from linter.api import check_paths
 
     st = resolve_settings([str(project)], str(project), CliOverrides(no_cache=True))

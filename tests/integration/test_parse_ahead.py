@@ -1,4 +1,4 @@
-"""The parse-ahead process (linter/parse_ahead.py): the console command forks a parser before it
+"""The parse-ahead process (linter/facts/ahead.py): the console command forks a parser before it
 reads its options; the files that miss the cache are parsed there. Each case runs in a fresh
 interpreter (the process is only started where libcst is not imported yet), and every answer is
 compared with the same check parsed in-process."""
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or len(os.s
 
 PROBE = r"""
 import io, json, os, sys
-from linter.parse_ahead import ParseAhead
+from linter.facts.ahead import ParseAhead
 ahead = ParseAhead.start()
 if ahead is not None and os.environ.get("PROBE_KILL"):
     os.kill(ahead.pid, 9)          # the parser dies before it is asked
@@ -107,7 +107,7 @@ def test_the_console_command_flushes_everything_before_its_fast_exit(project) ->
 
 FORKED = r"""
 import json, os, pickle
-from linter.parse_ahead import ParseAhead
+from linter.facts.ahead import ParseAhead
 ahead = ParseAhead.start()
 pid = os.fork()
 if pid == 0:                       # a worker forked later, holding a copy of the handle

@@ -10,10 +10,10 @@ import pytest
 
 from linter.api import check_paths
 from linter.cli import main
-from linter.compiler.packs import load_packs
-from linter.pipeline import Options
+from linter.engine.packs import load_packs
+from linter.engine.run import Options
 from linter.report.progress import wants_progress
-from linter.stages import Observer
+from linter.core.observer import Observer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROJECT = os.path.join(ROOT, "tests", "projects", "ms_resnet")

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from linter.api import VIRTUAL_ROOT
-from linter.compiler.packs import load_packs
-from linter.model import ErrorKind
-from linter.pipeline import Options, Unit, parse_unit, run
+from linter.engine.packs import load_packs
+from linter.core.model import ErrorKind
+from linter.engine.run import Options, Unit, parse_unit, run
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETTINGS = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types as lsp
 
-from linter.model import Finding, Severity, Span
+from linter.core.model import Finding, Severity, Span
 from linter.server import convert
 from linter.server.engine import Folder, Overrides
 

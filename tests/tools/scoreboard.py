@@ -7,7 +7,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 from linter.api import check_paths  # noqa: E402
-from linter.compiler.packs import load_packs  # noqa: E402
+from linter.engine.packs import load_packs  # noqa: E402
 from linter.testing import expected_marks  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "projects")

@@ -7,8 +7,10 @@ import os
 
 import pytest
 
-from linter import match as match_stage, parse
-from linter.cache import Cache
+from linter import match as match_stage
+
+from linter.facts import batch as parse
+from linter.core.cache import Cache
 from tests.integration.test_cli import run
 
 BAD = "from mindspore import nn\nlayer = nn.Dropout(0.1)\n"
@@ -164,7 +166,7 @@ def test_the_work_of_a_run_grows_linearly_with_the_number_of_projects(tmp_path, 
     entries × calls before) doubles, not quadruples, when the projects in the tree double."""
     import shutil
 
-    from linter.index.roles import Roles
+    from linter.program.roles import Roles
 
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     fixtures = os.path.join(here, "projects")

@@ -8,7 +8,7 @@ import pytest
 
 from linter.compiler.build import build_rule
 from linter.compiler.load import RuleFileError, read_yaml
-from linter.compiler.packs import load_packs
+from linter.engine.packs import load_packs
 
 GOOD = """\
 id: API199

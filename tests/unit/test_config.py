@@ -5,10 +5,10 @@ import os
 
 import pytest
 
-from linter.config import ConfigError, find_config, load_config
-from linter.model import Severity
-from linter.settings import CliOverrides, resolve_settings
-from linter.versions import parse_target, resolve
+from linter.settings.config import ConfigError, find_config, load_config
+from linter.core.model import Severity
+from linter.settings.resolve import CliOverrides, resolve_settings
+from linter.settings.installed import parse_target, resolve
 
 
 def write(path, text):
@@ -149,11 +149,11 @@ def test_installed_version_is_read_from_metadata(tmp_path) -> None:
 def test_installed_version_agrees_with_importlib_metadata() -> None:
     from importlib import metadata
 
-    from linter.versions import installed_version
+    from linter.settings.installed import installed_version
 
     for dist in ("libcst", "PyYAML", "jsonschema"):
         expected = metadata.version(dist)
-        import linter.versions as V
+        import linter.settings.installed as V
 
         V.DISTRIBUTIONS["_probe"] = (dist,)
         try:

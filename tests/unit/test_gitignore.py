@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from linter.discover import Walk, discover, is_excluded
-from linter.gitignore import IgnoreFile
+from linter.source.discover import Walk, discover, is_excluded
+from linter.source.gitignore import IgnoreFile
 
 
 def decide(patterns, rel, is_dir=False):
@@ -124,7 +124,7 @@ def test_default_excludes_apply_to_trees_outside_the_project(tmp_path) -> None:
     """`trainlint check /usr/lib/python3.11` from elsewhere must not walk into its
     `site-packages/`: patterns that match at any depth apply outside the config's directory
     too; anchored ones (`/top.py`, `a/b.py`) do not."""
-    from linter.gitignore import IgnoreFile
+    from linter.source.gitignore import IgnoreFile
 
     f = IgnoreFile.from_lines(str(tmp_path / "proj"), ["site-packages/", "/top.py", "a/b.py"], "exclude", outside=True)
     outside = tmp_path / "lib" / "python3.11"

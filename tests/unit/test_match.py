@@ -4,8 +4,8 @@ from __future__ import annotations
 import textwrap
 
 from linter.api import check_sources
-from linter.compiler.packs import load_packs
-from linter.pipeline import Options
+from linter.engine.packs import load_packs
+from linter.engine.run import Options
 from tests.conftest import lint
 
 RULE = """\

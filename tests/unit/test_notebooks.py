@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 import libcst
 import pytest
 
-from linter.notebooks import Location, NotebookError, read_notebook
+from linter.source.notebooks import Location, NotebookError, read_notebook
 
 
 def _nb(*cells: Dict[str, Any], metadata: Any = None) -> Dict[str, Any]:

@@ -1,4 +1,4 @@
-"""A many-project tree is checked project by project (linter/partition.py): where it splits,
+"""A many-project tree is checked project by project (linter/engine/projects.py): where it splits,
 that shared files are still judged with the programs that run them, that each project's
 memory is released, and that the answers do not depend on the job count."""
 from __future__ import annotations
@@ -10,10 +10,10 @@ import weakref
 
 import pytest
 
-from linter import partition as partition_stage
+from linter.engine import projects as partition_stage
 from linter.api import discover_units
-from linter.compiler.packs import load_packs
-from linter.partition import partition
+from linter.engine.packs import load_packs
+from linter.engine.projects import partition
 from tests.integration.test_cli import run
 
 TRAIN = """\
@@ -170,7 +170,7 @@ def test_a_group_larger_than_its_share_parses_with_the_runs_jobs(tmp_path, monke
         write(tmp_path, f"lib/m{i}.py", drop.format(i=i % 3 + 1))
     for rel in ("cv/a/train.py", "cv/b/train.py"):
         write(tmp_path, rel, TRAIN.format(imports="", net="nn.Dense(2, 2)", data="None"))
-    monkeypatch.setattr("linter.parse.PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr("linter.facts.batch.PARALLEL_MIN_BYTES", 0)
     serial = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "1", ".", cwd=str(tmp_path))
     parallel = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "2", ".", cwd=str(tmp_path))
     assert serial[1] == parallel[1]

@@ -7,11 +7,11 @@ import textwrap
 from typing import Dict, List, Tuple
 
 from linter.api import VIRTUAL_ROOT, check_sources
-from linter.compiler.packs import load_packs
-from linter.index.roles import Roles
+from linter.engine.packs import load_packs
+from linter.program.roles import Roles
 from linter.match.context import MatchContext
-from linter.match.training import trained_objects, training_state
-from linter.pipeline import Options, Probes, Unit, link, parse_unit
+from linter.program.training import trained_objects, training_state
+from linter.engine.run import Options, Probes, Unit, link, parse_unit
 from tests.conftest import builtin_packs
 from tests.unit.test_index import project
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import codecs
 
-from linter.model import ErrorKind
-from linter.sources import decode
+from linter.core.model import ErrorKind
+from linter.source.decode import decode
 
 
 def test_utf8_and_bom() -> None:

@@ -24,7 +24,7 @@ import pickle
 import tempfile
 from typing import Any, Iterable, Optional
 
-from linter.digest import blake2b, mac, same
+from linter.core.digest import blake2b, mac, same
 from linter import __version__
 
 FORMAT = "1"

@@ -6,14 +6,14 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence
 
-from linter.compiler.packs import RulePacks, load_packs_cached
-from linter.config import Config, ConfigError, find_config, load_config
-from linter.discover import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Walk
-from linter.gitignore import compile_pattern
-from linter.model import Severity
-from linter.pipeline import Options
-from linter.selection import Layer, ids_matching, known_selector, selected_ids
-from linter.versions import parse_target, resolve
+from linter.engine.packs import RulePacks, load_packs_cached
+from linter.settings.config import Config, ConfigError, find_config, load_config
+from linter.source.discover import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Walk
+from linter.source.gitignore import compile_pattern
+from linter.core.model import Severity
+from linter.engine.run import Options
+from linter.settings.selection import Layer, ids_matching, known_selector, selected_ids
+from linter.settings.installed import parse_target, resolve
 
 
 class RuleErrors(Exception):
@@ -113,7 +113,7 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
     where = config.path or "command line"
     cache = None
     if not cli.no_cache:
-        from linter.cache import Cache
+        from linter.core.cache import Cache
 
         cache_dir = cli.cache_dir and os.path.abspath(os.path.join(cwd, cli.cache_dir))
         cache = Cache(cache_dir or config.cache_dir)
@@ -145,7 +145,7 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
         for rid in ids_matching([selector], packs.rules):
             severity[rid] = Severity(level)
     lang = cli.lang or config.lang or "en"
-    from linter.parse import default_jobs
+    from linter.facts.batch import default_jobs
 
     jobs = cli.jobs if cli.jobs is not None else config.jobs if config.jobs is not None else default_jobs()
     options = Options(lang=lang, versions=versions, version_sources=sources, select=ran.__contains__,
@@ -163,7 +163,7 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
     baseline = os.path.abspath(os.path.join(cwd, cli.baseline)) if cli.baseline else config.baseline
     run_key = None
     if cache is not None:
-        from linter.cache import Cache, code_digest
+        from linter.core.cache import Cache, code_digest
 
         run_key = Cache.digest([
             packs.digest, code_digest("."), lang, repr(sorted(versions.items())), repr(sorted(sources.items())),
@@ -176,6 +176,6 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
 
 
 def _megabytes(mb: Optional[float]) -> int:
-    from linter.pipeline import DEFAULT_MAX_FILE_SIZE
+    from linter.engine.run import DEFAULT_MAX_FILE_SIZE
 
     return DEFAULT_MAX_FILE_SIZE if mb is None else int(mb * 1024 * 1024)

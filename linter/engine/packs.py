@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from linter.compiler.build import CompiledRule, build_rule, check_unique
 from linter.compiler.load import RuleFileError, api_files, builtin_pack, read_yaml, rule_files
 from linter.index.apis import ApiTables
-from linter.index.roles import RoleSpec
+from linter.program.roles import RoleSpec
 
 if TYPE_CHECKING:
-    from linter.cache import Cache
+    from linter.core.cache import Cache
 
 
 @dataclass
@@ -45,7 +45,7 @@ def pack_files(dirs: Sequence[str]) -> List[str]:
 
 def packs_digest(dirs: Sequence[str]) -> str:
     """Digest of the rule files (names, sizes, modification times) and the compiler's code."""
-    from linter.cache import Cache, code_digest, stamp
+    from linter.core.cache import Cache, code_digest, stamp
 
     return Cache.digest([code_digest("compiler", "index/apis.py", "index/roles.py")]
                         + [stamp(path) for path in pack_files(dirs)])

@@ -155,9 +155,9 @@ class Roles:
 
     @property
     def paths(self) -> Any:
-        """The path conditions of this project's programs (:mod:`linter.index.paths`)."""
+        """The path conditions of this project's programs (:mod:`linter.program.paths`)."""
         if self._paths is None:
-            from linter.index.paths import PathConditions
+            from linter.program.paths import PathConditions
 
             self._paths = PathConditions(self)
         return self._paths

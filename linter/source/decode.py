@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional
 
-from linter.model import Diagnostic, ErrorKind
+from linter.core.model import Diagnostic, ErrorKind
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _FALLBACKS = ("gb18030", "latin-1")

@@ -20,9 +20,9 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from linter.model import CellSpan, Diagnostic, ErrorKind, Finding, Severity, Span
-from linter.sources import decode, source_lines
-from linter.stages import Observer
+from linter.core.model import CellSpan, Diagnostic, ErrorKind, Finding, Severity, Span
+from linter.source.decode import decode, source_lines
+from linter.core.observer import Observer
 
 # The stages' modules (libcst, the extractor, the program model, the matcher) are imported by the
 # functions that run them: a run answered from the result cache never loads them (an unchanged
@@ -30,13 +30,13 @@ from linter.stages import Observer
 if TYPE_CHECKING:
     import libcst as cst
 
-    from linter.cache import Cache
-    from linter.compiler.packs import RulePacks
+    from linter.core.cache import Cache
+    from linter.engine.packs import RulePacks
     from linter.facts.model import FileFacts
     from linter.index.project import Project
     from linter.match.context import MatchContext
-    from linter.notebooks import Notebook
-    from linter.parse_ahead import ParseAhead
+    from linter.source.notebooks import Notebook
+    from linter.facts.ahead import ParseAhead
 
 MAX_CONTEXT_FILES = 5000
 DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
@@ -169,7 +169,7 @@ def parse_unit(unit: Unit, data: bytes) -> List[Diagnostic]:
         return errors
     text = decoded.text
     if unit.path.endswith(".ipynb"):
-        from linter.notebooks import NotebookError, read_notebook
+        from linter.source.notebooks import NotebookError, read_notebook
 
         try:
             unit.notebook = read_notebook(text)
@@ -332,7 +332,7 @@ class Probes:
         return hit
 
     def read(self, path: str) -> Optional[bytes]:
-        from linter.cache import Cache
+        from linter.core.cache import Cache
         from linter.index.configs import MAX_CONFIG_BYTES
 
         if self._memory is not None:
@@ -356,7 +356,7 @@ def listing(path: str, memory: Optional[Dict[str, bytes]] = None) -> Tuple[str, 
 def load_units(units: Sequence[Unit], options: Options, phase: str = "parse") -> List[Diagnostic]:
     """Stage 2: facts for every unit that has none yet (cache, else parsed, in parallel);
     ``phase`` names the progress ticks (files done of total)."""
-    from linter import parse
+    from linter.facts import batch as parse
 
     errors: List[Diagnostic] = []
     todo: List[Unit] = []
@@ -389,9 +389,9 @@ def load_units(units: Sequence[Unit], options: Options, phase: str = "parse") ->
 def run(units: List[Unit], packs: RulePacks, options: Options, read_context: bool = True,
         probes: Optional[Probes] = None, keep_context: bool = False) -> RunResult:
     """Stages 2–7 over prepared units (paths already discovered): the whole set as one project,
-    or, on a tree of many projects (:mod:`linter.partition`), project by project."""
+    or, on a tree of many projects (:mod:`linter.engine.projects`), project by project."""
     if read_context and not keep_context:
-        from linter.partition import partition, run_projects
+        from linter.engine.projects import partition, run_projects
 
         groups = partition(units, packs.roles)
         if len(groups) > 1:
@@ -407,7 +407,7 @@ def run_project(units: List[Unit], packs: RulePacks, options: Options, read_cont
                 probes: Optional[Probes] = None, keep_context: bool = False,
                 shared: Optional[Dict[str, Unit]] = None) -> RunResult:
     """Stages 2–7 with ``units`` as one project (``units`` grows by its context files)."""
-    from linter.index.roles import Roles
+    from linter.program.roles import Roles
     from linter.match import release, run_rules
     from linter.match.context import MatchContext
 
@@ -435,7 +435,7 @@ def _load_later_stages(packs: RulePacks) -> None:
     """Import the modules the stages after parsing load as they run (the path conditions of the
     program model, the matchers of the rule kinds, suppressions): work for this process while
     the parse-ahead process parses."""
-    import linter.index.paths  # noqa: F401
+    import linter.program.paths  # noqa: F401
     import linter.suppress  # noqa: F401
     from linter.match import load_runners
 

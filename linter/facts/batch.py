@@ -21,11 +21,11 @@ import sys
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from linter.model import Diagnostic, ErrorKind
+from linter.core.model import Diagnostic, ErrorKind
 
 if TYPE_CHECKING:
-    from linter.cache import Cache
-    from linter.parse_ahead import ParseAhead
+    from linter.core.cache import Cache
+    from linter.facts.ahead import ParseAhead
 
 Entry = Tuple[Any, Optional[str], Any, List[Diagnostic]]
 """(facts or None, decoded source or None, notebook or None, diagnostics)."""
@@ -49,7 +49,7 @@ def collector_paused(freeze: bool = True) -> Iterator[None]:
 
 def parse_bytes(path: str, data: bytes) -> Entry:
     """Decode and extract one file (pure: no I/O), for the main process and the workers."""
-    from linter.pipeline import parse_unit, Unit
+    from linter.engine.run import parse_unit, Unit
 
     u = Unit(path, path, "", linted=True)
     errors = parse_unit(u, data)
@@ -69,7 +69,7 @@ def _worker(batch: Sequence[Tuple[str, bytes]]) -> List[bytes]:
 
 
 def default_jobs() -> int:
-    from linter.parse_ahead import usable_cpus
+    from linter.facts.ahead import usable_cpus
 
     return usable_cpus()
 
@@ -102,9 +102,9 @@ def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cach
     """Entries for ``(path, bytes)`` items, in order; ``tick(done)`` as files complete.
     ``freeze=False`` leaves the collector's generations alone: a run that checks one project
     after another frees each project's objects, and whatever is frozen is never freed.
-    ``ahead``: a parser process started early (see :mod:`linter.parse_ahead`), asked to parse
+    ``ahead``: a parser process started early (see :mod:`linter.facts.ahead`), asked to parse
     a small batch; stopped otherwise."""
-    from linter.cache import Cache
+    from linter.core.cache import Cache
 
     results: List[Optional[Entry]] = [None] * len(items)
     keys: List[Optional[str]] = [None] * len(items)

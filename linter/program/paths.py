@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterator, List, Optional
 
 from linter.facts.ir import sub_exprs, walk
 from linter.facts.model import Expr
-from linter.index.launchers import Launchers
+from linter.program.launchers import Launchers
 from linter.index.project import ARGPARSE_DEFAULT, CONFIG_VALUE
 
 if TYPE_CHECKING:
-    from linter.index.roles import Roles
+    from linter.program.roles import Roles
 
 Atom = Tuple[Any, str, Any, bool]
 """(key, kind, constant, holds): key names what is tested (``(file, scope, text)`` for
@@ -332,7 +332,7 @@ class PathConditions:
 
     def _passed_values(self, v: Any) -> Optional[List[Any]]:
         """What the project's launch commands pass to the argparse option whose default is
-        ``v`` (:mod:`linter.index.launchers`): [] when none does, the literals they pass, None
+        ``v`` (:mod:`linter.program.launchers`): [] when none does, the literals they pass, None
         when the option stays open."""
         option = v.via.rsplit("--", 1)[-1] if " of --" in v.via else ""
         fi = self._file_index().get(v.path)

@@ -44,7 +44,7 @@ class ParseAhead:
         self.used = False
         self.meanwhile: Dict[str, Callable[[], None]] = {}
         """Work for this process while the other parses: the imports the stages after parsing
-        would otherwise make after the answer arrives (set by :func:`linter.pipeline.run`)."""
+        would otherwise make after the answer arrives (set by :func:`linter.engine.run.run`)."""
 
     @classmethod
     def start(cls) -> Optional["ParseAhead"]:
@@ -141,8 +141,8 @@ def _serve(req: int, ans: int) -> None:
         import libcst  # noqa: F401  (the point of the process: paid before the batch arrives)
 
         import linter.facts.extract  # noqa: F401
-        import linter.pipeline  # noqa: F401
-        from linter.parse import _worker
+        import linter.engine.run  # noqa: F401
+        from linter.facts.batch import _worker
 
         with os.fdopen(req, "rb") as r:
             items = pickle.load(r)

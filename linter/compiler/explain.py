@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List
 
 from linter.compiler.build import CompiledRule
-from linter.compiler.packs import RulePacks
+from linter.engine.packs import RulePacks
 
 HEADINGS = {
     "en": {"what": "What it does", "why": "Why it hurts accuracy", "fix": "How to fix it", "known_problems": "Known problems",

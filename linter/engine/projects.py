@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from linter.index.modules import folders_up
-from linter.model import Diagnostic, Finding
-from linter.stages import Observer, Stage
+from linter.core.model import Diagnostic, Finding
+from linter.core.observer import Observer, Stage
 
 if TYPE_CHECKING:
-    from linter.compiler.packs import RulePacks
-    from linter.index.roles import RoleSpec
-    from linter.pipeline import Options, Probes, RunResult, Unit
+    from linter.engine.packs import RulePacks
+    from linter.program.roles import RoleSpec
+    from linter.engine.run import Options, Probes, RunResult, Unit
 
 SCRIPT_FOLDERS = ("scripts", "script", "tools")
 """Folders whose entry scripts belong to the folder above (launchers and helpers of a project)."""
@@ -127,7 +127,7 @@ def check_group(group: Group, packs: "RulePacks", options: "Options", probes: "P
                 shared: Dict[str, "Unit"], extra: Optional[Extra] = None) -> Part:
     """One group checked as a project; the facts of its files (and of ``extra``) dropped
     afterwards, those of the context files it imported kept in ``shared`` for the next."""
-    from linter.pipeline import Probes, Unit, run_project
+    from linter.engine.run import Probes, Unit, run_project
 
     obs = Observer()
     mine = Probes(probes._memory)
@@ -198,7 +198,7 @@ def _collected(check: Callable[[], Part]) -> Part:
     by reference counting when it is released (:func:`linter.match.release`); the few cycles
     left (recursive closures) are found by that one pass instead of by thousands of
     collections that rescan the live index while the rules run (a tenth of a zoo's run)."""
-    from linter.parse import collector_paused
+    from linter.facts.batch import collector_paused
 
     try:
         with collector_paused(freeze=False):
@@ -232,7 +232,7 @@ _SHARED: Dict[str, "Unit"] = {}
 
 
 def _task(index: int, extra: Extra, jobs: int = 1) -> Tuple[int, Part]:
-    from linter.pipeline import Probes
+    from linter.engine.run import Probes
 
     assert _WORK is not None
     groups, packs, options = _WORK
@@ -248,8 +248,8 @@ def _in_workers(groups: List[Group], packs: "RulePacks", options: "Options", job
     so none is lost."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    from linter.parse import _context
-    from linter.pipeline import Probes
+    from linter.facts.batch import _context
+    from linter.engine.run import Probes
 
     global _WORK
     _WORK = (groups, packs, options)
@@ -291,7 +291,7 @@ def _inner_jobs(groups: Sequence[Group], workers: int, jobs: int) -> List[int]:
 def _merged(units: List["Unit"], groups: List[Group], parts: List[Part], probes: "Probes",
             obs: Observer, parallel: bool) -> "RunResult":
     """One result from the groups' (in the groups' order: the same for every ``jobs``)."""
-    from linter.pipeline import RunResult, Unit
+    from linter.engine.run import RunResult, Unit
 
     known = {os.path.normpath(u.abspath) for u in units}
     findings: List[Finding] = []
