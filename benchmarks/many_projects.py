@@ -37,7 +37,7 @@ PROBE = r"""
 import json, sys, time
 from linter.api import check_paths
 from linter.engine.packs import load_packs
-from linter.engine.run import Options
+from linter.engine.units import Options
 from linter.report.progress import peak_memory_mb
 from linter.core.observer import Observer
 tree, jobs = sys.argv[1], int(sys.argv[2])

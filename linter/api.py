@@ -4,13 +4,16 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from linter.engine.packs import RulePacks, load_packs
-from linter.source.discover import Walk, discover, display_path
-from linter.index.modules import project_root
 from linter.core.model import Diagnostic
-from linter.index.configs import MAX_CONFIG_BYTES
-from linter.engine.run import Options, Probes, RunResult, Unit, listing, parse_unit, read_source, run
 from linter.core.observer import Observer, Stage
+from linter.engine.packs import RulePacks, load_packs
+from linter.engine.probes import Probes, listing
+from linter.engine.run import run
+from linter.engine.units import Options, RunResult
+from linter.facts.parse_file import Unit, parse_unit, read_source
+from linter.index.configs import MAX_CONFIG_BYTES
+from linter.index.modules import project_root
+from linter.source.discover import Walk, discover, display_path
 
 if TYPE_CHECKING:
     from linter.core.cache import Cache

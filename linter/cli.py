@@ -177,8 +177,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     st.options.parse_ahead = ahead = args.parse_ahead
     if ahead is not None:
         ahead.meanwhile["report"] = _load_report
-    from linter.report.progress import observer_for, write_profile
     from linter.core.observer import Stage
+    from linter.report.progress import observer_for, write_profile
 
     # no bar for fix rounds (several runs, then a diff) or an editor's buffer
     obs, stop_bar = observer_for(err, st.format, args.quiet or args.fix or args.diff or stdin_name is not None, st.lang)
@@ -201,8 +201,8 @@ def _load_report() -> None:
 def _check(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[str], cwd: str,
            out: TextIO, err: TextIO, stop_bar) -> int:
     from linter.api import check_paths, check_stdin
-    from linter.source.discover import is_excluded
     from linter.report.run import Report
+    from linter.source.discover import is_excluded
 
     if (args.fix or args.diff) and args.write_baseline:
         err.write("trainlint: --fix/--diff cannot be combined with --write-baseline\n")
@@ -431,7 +431,7 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from linter.compiler.explain import render_rule
+    from linter.report.explain import render_rule
 
     packs = _packs_with_config(args, err)
     if packs is None:

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
-from linter.facts.model import FileFacts
 from linter.core.model import Diagnostic, ErrorKind, Finding
+from linter.facts.model import FileFacts
 from linter.source.decode import source_lines
 
 _PRAGMA = re.compile(

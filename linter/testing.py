@@ -14,9 +14,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.api import check_sources
 from linter.compiler.build import CompiledRule, Example
-from linter.engine.packs import RulePacks
 from linter.core.model import Finding
-from linter.engine.run import Options
+from linter.engine.packs import RulePacks
+from linter.engine.units import Options
 from linter.source.decode import source_lines
 
 _EXPECT = re.compile(r"#\s*expect:\s*([A-Za-z0-9_,()\s-]+?)\s*(?:#|$)")

@@ -24,7 +24,8 @@ if ROOT not in sys.path:
 
 from linter.api import check_sources  # noqa: E402
 from linter.engine.packs import RulePacks, load_packs  # noqa: E402
-from linter.engine.run import Options, RunResult  # noqa: E402
+from linter.engine.run import RunResult  # noqa: E402
+from linter.engine.units import Options
 
 _PACKS = None
 

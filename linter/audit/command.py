@@ -34,8 +34,8 @@ def add_parser(sub: "argparse._SubParsersAction", epilog_format: type) -> None:
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from linter import __version__
-    from linter.audit.run import audit_path
     from linter.audit.model import FOUND
+    from linter.audit.run import audit_path
     from linter.audit.spec import AuditSpecError, load_audit_spec
     from linter.settings.config import ConfigError
     from linter.settings.resolve import CliOverrides, RuleErrors, resolve_settings

@@ -42,8 +42,8 @@ def migration_risks(prof: Any, apis: Any, lang: str = "en") -> Tuple[Optional[st
     target = _TARGET.get(source)
     if target is None:
         return None, []
-    from linter.compare.diff import hint, same
     from linter.compare import normalize
+    from linter.compare.diff import hint, same
     from linter.compare.model import fmt
 
     groups: Dict[str, Dict[str, Any]] = {}
@@ -144,9 +144,8 @@ def _target_default(tables: Any, apis: Any, tentry: Any, param: str, source: Dic
     defaults from the target signature; required arguments (sizes) taken from the source."""
     from linter.compare import normalize
     from linter.compare.model import Val
-    from linter.index.apis import NO_DEFAULT, Expression
-
     from linter.compare.profile import signature_of
+    from linter.index.apis import NO_DEFAULT, Expression
 
     sig = signature_of(tables, apis, [tentry.qual], apis.framework_of(tentry.qual) or "")
     if sig is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List, TextIO
 
 from linter.audit.labels import label, summary_line
-from linter.audit.model import AuditResult, ItemResult, ProjectResult, FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE
+from linter.audit.model import FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE, AuditResult, ItemResult, ProjectResult
 
 _ICON = {FOUND: "❌", MANUAL: "🔍", NO_ISSUE: "✅", NOT_APPLICABLE: "➖"}
 

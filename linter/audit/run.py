@@ -10,13 +10,14 @@ from linter.audit.model import AuditResult, FactValue, ProjectResult
 from linter.audit.projects import FoundProject, find_projects
 from linter.audit.spec import AuditSpec, load_audit_spec
 from linter.compiler.build import CallPattern
-from linter.engine.packs import RulePacks
-from linter.source.discover import Walk, display_path
-from linter.program.roles import TRAINING
-from linter.match.context import MatchContext
 from linter.core.model import Diagnostic, ErrorKind, Finding
-from linter.engine.run import Options, RunResult, run
 from linter.core.observer import Observer, Progress
+from linter.engine.packs import RulePacks
+from linter.engine.run import run
+from linter.engine.units import Options, RunResult
+from linter.match.context import MatchContext
+from linter.program.roles import TRAINING
+from linter.source.discover import Walk, display_path
 
 
 def audit_path(path: str, packs: RulePacks, options: Options, cwd: Optional[str] = None, walk: Optional[Walk] = None,
@@ -117,8 +118,8 @@ class _Auditor:
         from linter.compare.load import Side
         from linter.compare.mapping import MappingError, builtin_tables
         from linter.compare.model import fmt
-        from linter.compare.render import unresolved_text
         from linter.compare.profile import extract_profile
+        from linter.compare.render import unresolved_text
 
         if not fp.files:
             return [], None
@@ -128,7 +129,7 @@ class _Auditor:
             notes.append(f"facts not extracted: {exc}")
             return [], None
         entry = fp.entries[0] if fp.entries else fp.files[0]
-        side = Side(display_path(fp.folder, self.cwd), entry, self.p, self.mc.roles, list(fp.files), fp.folder, self.cwd,
+        side = Side(display_path(fp.folder, self.cwd), entry, self.p, self.mc.program, list(fp.files), fp.folder, self.cwd,
                     findings=findings)
         try:
             profile = extract_profile(side, tables, self.packs)

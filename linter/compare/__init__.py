@@ -37,12 +37,12 @@ def compare_paths(reference: str, new: str, lang: str = "en", cwd: Optional[str]
     """Compare two sides (scripts or project folders). Raises :class:`~linter.compare.load.SideError`
     for a side that cannot be compared and :class:`~linter.compare.mapping.MappingError` for a
     broken mapping table."""
-    from linter.engine.packs import load_packs_cached
     from linter.compare.diff import compare_profiles
     from linter.compare.load import load_side
     from linter.compare.mapping import builtin_tables
     from linter.compare.profile import extract_profile
-    from linter.engine.run import Options
+    from linter.engine.packs import load_packs_cached
+    from linter.engine.units import Options
 
     cwd = cwd or os.getcwd()
     cache = None

@@ -12,13 +12,16 @@ import re
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+from linter.core.model import Diagnostic, Finding
 from linter.engine.packs import RulePacks
-from linter.source.discover import discover, display_path
+from linter.engine.run import link
+from linter.engine.units import Options
+from linter.facts.parse_file import Unit
 from linter.index.modules import project_root
 from linter.index.project import Project
+from linter.program.model import ProgramModel
 from linter.program.roles import Roles
-from linter.core.model import Diagnostic, Finding
-from linter.engine.run import Options, Unit, link
+from linter.source.discover import discover, display_path
 
 # Entry scripts of a project folder, best first: what people name the script they run.
 _ENTRY_NAMES = (
@@ -42,7 +45,7 @@ class Side:
     entry: int
     """File index of the entry script in :attr:`project`."""
     project: Project
-    roles: Roles
+    program: ProgramModel
     files: List[int]
     """Indices of the entry script and its import closure, in reading order."""
     root: str
@@ -53,6 +56,10 @@ class Side:
     findings: Optional[List[Finding]] = None
     """The rules' findings over these files when already computed (``audit``): the profile reads
     the mp.03 verdicts from them instead of running those rules again."""
+
+    @property
+    def roles(self) -> Roles:
+        return self.program.roles
 
     def display(self, fi: int) -> str:
         """A file's path as the user should see it (relative to ``cwd`` when below it)."""
@@ -101,4 +108,4 @@ def load_side(path: str, packs: RulePacks, options: Optional[Options] = None, cw
     if unit.facts is None:   # nothing imported was read: the errors are the entry's own
         why = "; ".join(e.message for e in errors) or "cannot be parsed"
         raise SideError(f"{unit.path}: {why}")
-    return Side(path, 0, project, Roles(project, packs.roles), list(range(len(present))), root, cwd, errors)
+    return Side(path, 0, project, ProgramModel(project, packs.roles), list(range(len(present))), root, cwd, errors)

@@ -137,7 +137,7 @@ def mappings_dir() -> str:
 
 
 def _validate(doc: YamlDoc, schema: Dict[str, Any]) -> None:
-    import jsonschema   # lazily: only a compare run pays for it
+    import jsonschema  # lazily: only a compare run pays for it
 
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(doc.data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))

@@ -15,18 +15,19 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from linter.engine.packs import RulePacks
-from linter.facts.model import ArgFact, CallFact, Expr, Stmt
-from linter.index.apis import NO_DEFAULT, Expression, Param, parse_version
-from linter.index.project import BoundArgs, bind_args
-from linter.program.roles import EVALUATION, TRAINING
-from linter.index.values import Ext, Func
-from linter.match.context import MatchContext
 from linter.compare import normalize
 from linter.compare.load import Side
 from linter.compare.mapping import ApiEntry, Tables
 from linter.compare.model import Fact, Profile, Symbol, Val
 from linter.compare.values import Resolver, object_types
+from linter.core.versions import parse_version
+from linter.engine.packs import RulePacks
+from linter.facts.model import ArgFact, CallFact, Expr, Stmt
+from linter.index.apis import NO_DEFAULT, Expression, Param
+from linter.index.project import BoundArgs, bind_args
+from linter.index.values import Ext, Func
+from linter.match.pattern import new_context
+from linter.program.roles import EVALUATION, TRAINING
 
 _ROLE_KEY = {TRAINING: "train", EVALUATION: "eval"}
 _OPTIMIZER_STEPS = ("torch.optim.Optimizer.step", "torch.amp.GradScaler.step", "torch.cuda.amp.GradScaler.step")
@@ -110,7 +111,7 @@ class Extractor:
         self.tables = tables
         self.packs = packs
         self.resolver = Resolver(side)
-        self.mc = MatchContext(self.p, side.roles, {})
+        self.mc = new_context(side.program, {})
         self.file_order = {fi: i for i, fi in enumerate(side.files)}
         self.sites: Dict[str, List[Site]] = {}
         self._lists: Dict[int, Dict[int, Tuple[int, ...]]] = {}

@@ -15,7 +15,20 @@ from typing import Any, Dict, List, Optional, TextIO
 
 from linter import __version__
 from linter.compare.mapping import Tables
-from linter.compare.model import MATCH, MISMATCH, ONLY_NEW, ONLY_REFERENCE, UNKNOWN, Comparison, Fact, Row, Symbol, Unit, Val, fmt
+from linter.compare.model import (
+    MATCH,
+    MISMATCH,
+    ONLY_NEW,
+    ONLY_REFERENCE,
+    UNKNOWN,
+    Comparison,
+    Fact,
+    Row,
+    Symbol,
+    Unit,
+    Val,
+    fmt,
+)
 from linter.compare.normalize import as_written as _in_convention
 
 _STYLE = {MATCH: "green", MISMATCH: "bold red", ONLY_REFERENCE: "yellow", ONLY_NEW: "yellow", UNKNOWN: "cyan"}

@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
+from linter.compare.load import Side
+from linter.compare.model import Symbol, Val
 from linter.facts.ir import calls_in_expr, iter_returns, sub_exprs
 from linter.facts.model import ArgFact, Expr
 from linter.index.values import Ext, Func, Obj, Record
-from linter.compare.load import Side
-from linter.compare.model import Symbol, Val
 
 _MAX_DEPTH = 12
 _MAX_PARTS = 4

@@ -157,16 +157,19 @@ def _check_placeholders(builder: Any, text: str, known: Set[str], path: Sequence
 
 
 def _check_syntax(builder: Any, text: str, op: str, path: Sequence[Any]) -> None:
-    """With every placeholder replaced by a name, the template must be Python."""
-    import libcst as cst
+    """With every placeholder replaced by a name, the template must be Python (checked by
+    Python's own parser: the rule compiler never needs libcst)."""
+    import ast
 
     probe = _PLACEHOLDER.sub("_x", text)
     try:
         if op in EXPRESSION_OPS:
-            cst.parse_expression(probe)
+            ast.parse(probe.strip(), mode="eval")
         else:
-            cst.parse_statement(probe + "\n")
-    except Exception:  # libcst raises ParserSyntaxError and, for some inputs, other errors
+            tree = ast.parse(probe.strip() + "\n")
+            if len(tree.body) != 1:
+                raise SyntaxError("not one statement")
+    except (SyntaxError, ValueError):
         raise builder.fail(list(path), f"fix template {text!r} is not a Python "
                                        f"{'expression' if op in EXPRESSION_OPS else 'statement'}") from None
 

@@ -67,7 +67,7 @@ def read_yaml(path: str, text: Optional[str] = None) -> YamlDoc:
                 text = fh.read()
         except (OSError, UnicodeDecodeError) as exc:
             raise RuleFileError(path, f"cannot read: {exc}") from None
-    import yaml   # here, not at import time: a run whose compiled rules are cached needs no YAML
+    import yaml  # here, not at import time: a run whose compiled rules are cached needs no YAML
 
     # One parse gives both the nodes (for line numbers) and the data; libyaml's loader when
     # present (4x faster). Both are *safe* loaders: only plain data is constructed.

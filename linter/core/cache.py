@@ -24,8 +24,8 @@ import pickle
 import tempfile
 from typing import Any, Iterable, Optional
 
-from linter.core.digest import blake2b, mac, same
 from linter import __version__
+from linter.core.digest import blake2b, mac, same
 
 FORMAT = "1"
 _MAC = 32

@@ -10,10 +10,10 @@ except ImportError:  # pragma: no cover - other Python implementations
     from hashlib import blake2b
 
 try:
-    from _sha2 import sha256   # Python 3.12+
+    from _sha2 import sha256  # Python 3.12+
 except ImportError:
     try:
-        from _sha256 import sha256   # Python 3.9-3.11
+        from _sha256 import sha256  # Python 3.9-3.11
     except ImportError:  # pragma: no cover - other Python implementations
         from hashlib import sha256
 

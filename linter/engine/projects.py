@@ -1,24 +1,17 @@
-"""Stage 1b: a many-project tree split into the projects it holds, each checked on its own.
+"""A many-project tree (:mod:`linter.program.projects` finds its projects) checked project by
+project, each on its own.
 
-A model zoo is hundreds of projects side by side (``official/cv/ResNet``, ``research/nlp/Bert``,
-...), each a folder with its own entry scripts. Checked as one project, the whole tree's facts
-and program model sit in memory at once, every question about names is asked of every project
-(is ``self.conv4`` read anywhere?), and the cost of a query grows with the tree rather than with
-the project it is about. So before parsing, the tree is split at its **project folders**: the
-shallowest folders below the root that hold a script named like an entry (``train*.py``,
-``eval*.py``, ... — the ``file_names`` of ``rules/roles.yaml``), directly or in a ``scripts/``,
-``script/`` or ``tools/`` folder of theirs. Each project is then linked, modelled and checked
-alone; the files it imports from elsewhere in the tree are read for context exactly as when
-only some files are linted (pre-commit), so cross-file facts still cross project lines where an
-import does.
+Checked as one project, a model zoo's facts and program model would sit in memory at once,
+every question about names would be asked of every project (is ``self.conv4`` read anywhere?),
+and the cost of a query would grow with the tree rather than with the project it is about. So
+each project is linked, modelled and checked alone; the files it imports from elsewhere in the
+tree are read for context exactly as when only some files are linted (pre-commit), so
+cross-file facts still cross project lines where an import does. The files under no project
+folder are checked last, with every project that imports one of them read for context, so
+that what runs them (the importing projects' entry scripts) is known as in one big project.
 
-Files under no project folder (a shared ``utils/`` package) form one more group per root,
-checked last: with every project that imports one of them read for context, so that what runs
-them (the importing projects' entry scripts) is known as it would be in one big project.
-
-A tree with an entry script at its root, or with fewer than two project folders (a library and
-its ``examples/``), is one project, as before; files under different project roots (VCS or
-packaging markers) never share a group.
+The runner of one project is passed in (``runner``, :func:`linter.engine.run.run_project`):
+this module schedules, it does not know how a project is checked.
 """
 from __future__ import annotations
 
@@ -30,79 +23,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from linter.index.modules import folders_up
 from linter.core.model import Diagnostic, Finding
 from linter.core.observer import Observer, Stage
+from linter.engine.probes import Probes
+from linter.engine.units import Options, RunResult
+from linter.facts.batch import _context, collector_paused
+from linter.facts.parse_file import Unit
+from linter.program.projects import Group
 
 if TYPE_CHECKING:
     from linter.engine.packs import RulePacks
-    from linter.program.roles import RoleSpec
-    from linter.engine.run import Options, Probes, RunResult, Unit
-
-SCRIPT_FOLDERS = ("scripts", "script", "tools")
-"""Folders whose entry scripts belong to the folder above (launchers and helpers of a project)."""
-
-
-@dataclass
-class Group:
-    """The files of one project (``folder``), or of no project (``rest``) under ``root``."""
-
-    root: str
-    folder: str
-    units: List["Unit"]
-    rest: bool = False
-
-
-def project_folders(units: Sequence["Unit"], spec: Optional["RoleSpec"]) -> Set[str]:
-    """Folders holding an entry-named script (a script folder's entries count for its parent)."""
-    if spec is None or not spec.file_names:
-        return set()
-    names = list(spec.file_names.values())
-    out: Set[str] = set()
-    for u in units:
-        stem, ext = os.path.splitext(os.path.basename(u.abspath))
-        if ext != ".py" or not any(rx.search(stem) for rx in names):
-            continue
-        folder = os.path.dirname(os.path.normpath(u.abspath))
-        if os.path.basename(folder) in SCRIPT_FOLDERS:
-            folder = os.path.dirname(folder)
-        out.add(folder)
-    return out
-
-
-def partition(units: Sequence["Unit"], spec: Optional["RoleSpec"]) -> List[Group]:
-    """The units grouped by project (see the module docstring): per root, one group per project
-    folder in path order, then the files under none; a single group when the tree is not a
-    collection of projects."""
-    folders = project_folders(units, spec)
-    roots = {os.path.normpath(u.root) for u in units}
-    per_root: Dict[str, int] = {}
-    for f in folders:
-        for root in roots:
-            if f == root or f.startswith(root + os.sep):
-                per_root[root] = per_root.get(root, 0) + 1
-    groups: Dict[Tuple[str, int, str], Group] = {}
-    for u in units:
-        root = os.path.normpath(u.root)
-        if root in folders or per_root.get(root, 0) < 2:
-            key = (root, 0, root)
-        else:
-            folder = _shallowest(os.path.normpath(u.abspath), root, folders)
-            key = (root, 0, folder) if folder is not None else (root, 1, "")
-        if key not in groups:
-            groups[key] = Group(root, key[2], [], rest=bool(key[1]))
-        groups[key].units.append(u)
-    if len(groups) < 2:
-        return [Group("", "", list(units))]
-    return [groups[k] for k in sorted(groups)]
-
-
-def _shallowest(abspath: str, root: str, folders: Set[str]) -> Optional[str]:
-    """The outermost project folder containing ``abspath`` (below or at ``root``), if any."""
-    for d in reversed(folders_up(os.path.dirname(abspath), root)):
-        if d in folders:
-            return d
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,28 +42,30 @@ def _shallowest(abspath: str, root: str, folders: Set[str]) -> Optional[str]:
 class Part:
     """What checking one group hands back (picklable: it may come from a worker process)."""
 
-    result: "RunResult"
+    result: RunResult
     context: List[Tuple[str, str, str, bool]]
     """The context files read: path, absolute path, root, whether they parsed."""
     observer: Observer
-    probes: "Probes"
+    probes: Probes
 
 
 Extra = List[Tuple[str, str, str]]
 """Files read for context in addition to what the group imports: (path, absolute path, root)."""
 
 
-def check_group(group: Group, packs: "RulePacks", options: "Options", probes: "Probes",
-                shared: Dict[str, "Unit"], extra: Optional[Extra] = None) -> Part:
+Runner = Callable[..., RunResult]
+"""Checks one project: ``runner(units, packs, options, read_context, probes, shared=...)``."""
+
+
+def check_group(group: Group, packs: "RulePacks", options: Options, probes: Probes, runner: Runner,
+                shared: Dict[str, Unit], extra: Optional[Extra] = None) -> Part:
     """One group checked as a project; the facts of its files (and of ``extra``) dropped
     afterwards, those of the context files it imported kept in ``shared`` for the next."""
-    from linter.engine.run import Probes, Unit, run_project
-
     obs = Observer()
     mine = Probes(probes._memory)
     added = [Unit(p, a, r, linted=False) for p, a, r in extra or ()]
     units = list(group.units) + added
-    result = run_project(units, packs, dataclasses.replace(options, observer=obs), True, mine, shared=shared)
+    result = runner(units, packs, dataclasses.replace(options, observer=obs), True, mine, shared=shared)
     dropped = {id(u) for u in added}
     context = []
     for u in units[len(group.units):]:
@@ -157,8 +89,8 @@ def importers(rest: Group, groups: Sequence[Group], parts: Sequence[Optional[Par
     return out
 
 
-def run_projects(units: List["Unit"], groups: List[Group], packs: "RulePacks", options: "Options",
-                 probes: "Probes") -> "RunResult":
+def run_projects(units: List[Unit], groups: List[Group], packs: "RulePacks", options: Options,
+                 probes: Probes, runner: Runner) -> RunResult:
     """Each group checked on its own (projects first, then the files of no project with the
     projects that import them), its facts dropped when it is done: memory is bounded by the
     largest project, not by the tree, and the answer for a project cannot depend on the others,
@@ -172,10 +104,10 @@ def run_projects(units: List["Unit"], groups: List[Group], packs: "RulePacks", o
         if parallel:
             # wall time of the whole; the stages inside are then sums over the workers
             with obs.stage("projects") as st:
-                parts = _in_workers(groups, packs, inner, options.jobs, obs)
+                parts = _in_workers(groups, packs, inner, options.jobs, obs, runner)
                 st.detail = f"{len(groups):,} projects in {obs.workers} worker processes"
         else:
-            parts = _in_order(groups, packs, inner, probes, obs)
+            parts = _in_order(groups, packs, inner, probes, obs, runner)
     obs.tick("checking", len(groups), len(groups))
     return _merged(units, groups, parts, probes, obs, parallel)
 
@@ -198,8 +130,6 @@ def _collected(check: Callable[[], Part]) -> Part:
     by reference counting when it is released (:func:`linter.match.release`); the few cycles
     left (recursive closures) are found by that one pass instead of by thousands of
     collections that rescan the live index while the rules run (a tenth of a zoo's run)."""
-    from linter.facts.batch import collector_paused
-
     try:
         with collector_paused(freeze=False):
             return check()
@@ -207,18 +137,18 @@ def _collected(check: Callable[[], Part]) -> Part:
         gc.collect(0)
 
 
-def _in_order(groups: List[Group], packs: "RulePacks", options: "Options", probes: "Probes",
-              obs: Observer, parts: Optional[List[Optional[Part]]] = None) -> List[Part]:
+def _in_order(groups: List[Group], packs: "RulePacks", options: Options, probes: Probes,
+              obs: Observer, runner: Runner, parts: Optional[List[Optional[Part]]] = None) -> List[Part]:
     """Every group in this process, in :func:`_schedule` order; those already in ``parts``
     (checked by workers) are kept."""
-    shared: Dict[str, "Unit"] = {}
+    shared: Dict[str, Unit] = {}
     parts = parts if parts is not None else [None] * len(groups)
     for n, i in enumerate(_schedule(groups)):
         if parts[i] is not None:
             continue
         obs.tick("checking", n, len(groups))
         extra = importers(groups[i], groups, parts) if groups[i].rest else []
-        parts[i] = _collected(lambda: check_group(groups[i], packs, options, probes, shared, extra))
+        parts[i] = _collected(lambda: check_group(groups[i], packs, options, probes, runner, shared, extra))
     return [p for p in parts if p is not None]
 
 
@@ -227,32 +157,27 @@ def _schedule(groups: Sequence[Group]) -> List[int]:
     return sorted(range(len(groups)), key=lambda i: (groups[i].rest, -len(groups[i].units), i))
 
 
-_WORK: Optional[Tuple[List[Group], "RulePacks", "Options"]] = None
-_SHARED: Dict[str, "Unit"] = {}
+_WORK: Optional[Tuple[List[Group], "RulePacks", Options, Runner]] = None
+_SHARED: Dict[str, Unit] = {}
 
 
 def _task(index: int, extra: Extra, jobs: int = 1) -> Tuple[int, Part]:
-    from linter.engine.run import Probes
-
     assert _WORK is not None
-    groups, packs, options = _WORK
+    groups, packs, options, runner = _WORK
     if jobs > 1:
         options = dataclasses.replace(options, jobs=jobs)
-    return index, _collected(lambda: check_group(groups[index], packs, options, Probes(), _SHARED, extra))
+    return index, _collected(lambda: check_group(groups[index], packs, options, Probes(), runner, _SHARED, extra))
 
 
-def _in_workers(groups: List[Group], packs: "RulePacks", options: "Options", jobs: int,
-                obs: Observer) -> List[Part]:
+def _in_workers(groups: List[Group], packs: "RulePacks", options: Options, jobs: int,
+                obs: Observer, runner: Runner) -> List[Part]:
     """The groups spread over ``jobs`` forked workers; the rest groups once the projects they
     need are done. A group whose worker died (out of memory, killed) is checked here instead,
     so none is lost."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    from linter.facts.batch import _context
-    from linter.engine.run import Probes
-
     global _WORK
-    _WORK = (groups, packs, options)
+    _WORK = (groups, packs, options, runner)
     parts: List[Optional[Part]] = [None] * len(groups)
     workers = min(jobs, len(groups))
     inner_jobs = _inner_jobs(groups, workers, jobs)
@@ -276,7 +201,7 @@ def _in_workers(groups: List[Group], packs: "RulePacks", options: "Options", job
     finally:
         _WORK = None
     obs.workers = workers
-    return _in_order(groups, packs, options, Probes(), obs, parts)
+    return _in_order(groups, packs, options, Probes(), obs, runner, parts)
 
 
 def _inner_jobs(groups: Sequence[Group], workers: int, jobs: int) -> List[int]:
@@ -288,11 +213,9 @@ def _inner_jobs(groups: Sequence[Group], workers: int, jobs: int) -> List[int]:
     return [jobs if len(g.units) * workers > total else 1 for g in groups]
 
 
-def _merged(units: List["Unit"], groups: List[Group], parts: List[Part], probes: "Probes",
-            obs: Observer, parallel: bool) -> "RunResult":
+def _merged(units: List[Unit], groups: List[Group], parts: List[Part], probes: Probes,
+            obs: Observer, parallel: bool) -> RunResult:
     """One result from the groups' (in the groups' order: the same for every ``jobs``)."""
-    from linter.engine.run import RunResult, Unit
-
     known = {os.path.normpath(u.abspath) for u in units}
     findings: List[Finding] = []
     errors: List[Diagnostic] = []

@@ -6,7 +6,7 @@ and the rules — never touches libcst, because facts are our own objects. So th
 line forks one process at start-up that imports libcst and the extractor while this
 process reads the configuration, loads the rules and looks up the cache; the files that
 miss the cache are then parsed there and come back pickled, exactly as from the parse
-workers (``parse._worker``). On two or more CPUs the libcst import overlaps with our own
+workers (:func:`linter.facts.worker.worker`). On two or more CPUs the libcst import overlaps with our own
 start-up instead of adding to it.
 
 It is used once, for the first batch of files to parse, and only when that batch is small
@@ -23,14 +23,7 @@ import signal
 import sys
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-
-def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity where the platform tells it). Here rather than
-    in ``parse``: the entry point asks before it imports anything heavier than this module."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+from linter.core.cpus import usable_cpus
 
 
 class ParseAhead:
@@ -44,7 +37,7 @@ class ParseAhead:
         self.used = False
         self.meanwhile: Dict[str, Callable[[], None]] = {}
         """Work for this process while the other parses: the imports the stages after parsing
-        would otherwise make after the answer arrives (set by :func:`linter.engine.run.run`)."""
+        would otherwise make after the answer arrives (set by :func:`linter.engine.run.run_project`)."""
 
     @classmethod
     def start(cls) -> Optional["ParseAhead"]:
@@ -141,12 +134,12 @@ def _serve(req: int, ans: int) -> None:
         import libcst  # noqa: F401  (the point of the process: paid before the batch arrives)
 
         import linter.facts.extract  # noqa: F401
-        import linter.engine.run  # noqa: F401
-        from linter.facts.batch import _worker
+        import linter.facts.parse_file  # noqa: F401
+        from linter.facts.worker import worker
 
         with os.fdopen(req, "rb") as r:
             items = pickle.load(r)
-        blobs = _worker(items)
+        blobs = worker(items)
         with os.fdopen(ans, "wb") as w:
             pickle.dump(blobs, w, protocol=pickle.HIGHEST_PROTOCOL)
         code = 0

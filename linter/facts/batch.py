@@ -19,16 +19,16 @@ import gc
 import pickle
 import sys
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from linter.core.cpus import usable_cpus
 from linter.core.model import Diagnostic, ErrorKind
+from linter.facts.ahead import ParseAhead
+from linter.facts.worker import Entry, parse_bytes, worker
 
 if TYPE_CHECKING:
     from linter.core.cache import Cache
-    from linter.facts.ahead import ParseAhead
 
-Entry = Tuple[Any, Optional[str], Any, List[Diagnostic]]
-"""(facts or None, decoded source or None, notebook or None, diagnostics)."""
 
 PARALLEL_MIN_BYTES = 256 * 1024
 """Below this much source to parse, worker start-up costs more than it saves."""
@@ -47,30 +47,7 @@ def collector_paused(freeze: bool = True) -> Iterator[None]:
             gc.freeze()
 
 
-def parse_bytes(path: str, data: bytes) -> Entry:
-    """Decode and extract one file (pure: no I/O), for the main process and the workers."""
-    from linter.engine.run import parse_unit, Unit
-
-    u = Unit(path, path, "", linted=True)
-    errors = parse_unit(u, data)
-    return (u.facts, u.source, u.notebook, errors)
-
-
-def _worker(batch: Sequence[Tuple[str, bytes]]) -> List[bytes]:
-    gc.disable()
-    out = []
-    for path, data in batch:
-        try:
-            entry = parse_bytes(path, data)
-        except Exception as exc:  # a crash on one file must not lose the batch
-            entry = (None, None, None, [Diagnostic(ErrorKind.INTERNAL, path, f"crashed while parsing: {type(exc).__name__}: {exc}")])
-        out.append(pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
-    return out
-
-
 def default_jobs() -> int:
-    from linter.facts.ahead import usable_cpus
-
     return usable_cpus()
 
 
@@ -98,7 +75,7 @@ def _batches(items: List[Tuple[int, str, bytes]], jobs: int) -> List[List[Tuple[
 
 def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cache] = None,
          tick: Optional[Callable[[int], None]] = None, freeze: bool = True,
-         ahead: Optional["ParseAhead"] = None) -> List[Entry]:
+         ahead: Optional[ParseAhead] = None) -> List[Entry]:
     """Entries for ``(path, bytes)`` items, in order; ``tick(done)`` as files complete.
     ``freeze=False`` leaves the collector's generations alone: a run that checks one project
     after another frees each project's objects, and whatever is frozen is never freed.
@@ -158,7 +135,7 @@ def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int, tick: Optional[Call
     batches = _batches(todo, jobs)
     out: Dict[int, bytes] = {}
     with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=_context()) as pool:
-        futures = [(batch, pool.submit(_worker, [(p, d) for _, p, d in batch])) for batch in batches]
+        futures = [(batch, pool.submit(worker, [(p, d) for _, p, d in batch])) for batch in batches]
         for batch, fut in futures:
             try:
                 blobs = fut.result()
@@ -173,7 +150,7 @@ def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int, tick: Optional[Call
     return out
 
 
-def _ahead(ahead: "ParseAhead", todo: List[Tuple[int, str, bytes]], tick: Optional[Callable[[int], None]],
+def _ahead(ahead: ParseAhead, todo: List[Tuple[int, str, bytes]], tick: Optional[Callable[[int], None]],
            done: int) -> Dict[int, bytes]:
     got = ahead.parse([(p, d) for _, p, d in todo])
     # It died (or answered short): the same per-file isolation as a dead pool worker's batch,
@@ -193,7 +170,7 @@ def _isolated(batch: List[Tuple[int, str, bytes]]) -> Dict[int, bytes]:
     for i, path, data in batch:
         try:
             with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
-                out[i] = pool.submit(_worker, [(path, data)]).result()[0]
+                out[i] = pool.submit(worker, [(path, data)]).result()[0]
         except Exception as exc:
             why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             entry = (None, None, None, [Diagnostic(ErrorKind.INTERNAL, path, f"the parser process died on this file ({why}); "

@@ -20,9 +20,9 @@ import libcst as cst
 
 from linter.compiler.build import CompiledRule
 from linter.compiler.fixes import FixSpec
+from linter.core.model import Finding
 from linter.fix.edits import NoFix, SourceFile, TextEdit, apply_edits, file_globs, fix_edits, merge, window_serves
 from linter.fix.window import window
-from linter.core.model import Finding
 from linter.source.decode import line_starts
 
 VARIANTS_KEY = "fix.variants"

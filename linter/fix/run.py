@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from linter.compiler.build import CompiledRule
-from linter.fix.apply import Refusal, apply, plan
 from linter.core.model import Finding
-from linter.engine.run import RunResult
+from linter.engine.units import RunResult
+from linter.fix.apply import Refusal, apply, plan
 
 if TYPE_CHECKING:
     from linter.core.cache import Cache

@@ -111,10 +111,12 @@ def _freeze(v: Any) -> Any:
 class ConfigStore:
     """Parsed configuration files of a run, read through the run's probes."""
 
-    def __init__(self, read: Callable[[str], Optional[bytes]], listdir: Callable[[str], Tuple[str, ...]]) -> None:
+    def __init__(self, read: Callable[[str], Optional[bytes]], listdir: Callable[[str], Tuple[str, ...]],
+                 parsed: Optional[Dict[str, Optional[ConfigMap]]] = None) -> None:
         self.read = read
         self.listdir = listdir
-        self._parsed: Dict[str, Optional[ConfigMap]] = {}
+        self._parsed: Dict[str, Optional[ConfigMap]] = parsed if parsed is not None else {}
+        """Path → its parsed contents (a memo table of the project's store when it has one)."""
 
     def load(self, path: str) -> Optional[ConfigMap]:
         hit = self._parsed.get(path, _MISSING)

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import builtins
 import os
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from linter.core.memo import Hypothesis, MemoStore
 from linter.facts.ir import calls_in_range, iter_returns, last_sid
 from linter.facts.model import ArgFact, CallFact, Expr, FileFacts, ImportFact
-from linter.index.apis import NO_DEFAULT, ApiTables, Param as ApiParam
+from linter.index.apis import NO_DEFAULT, ApiTables
+from linter.index.apis import Param as ApiParam
 from linter.index.configs import CONFIG_SUFFIXES, ConfigMap, ConfigStore
 from linter.index.modules import ModuleMap, module_name
 from linter.index.values import (
-    ordered,
     UNKNOWN,
     Bound,
     Cls,
@@ -32,6 +34,7 @@ from linter.index.values import (
     Value,
     Valued,
     const,
+    ordered,
 )
 
 _BUILTINS = frozenset(dir(builtins))
@@ -145,9 +148,15 @@ def bind_args(args: Sequence[ArgFact], params: Sequence[ApiParam], skip_first: b
 class Project:
     """Every file's facts plus the lazy resolution machinery."""
 
+    _TRANSIENT = ("_active", "_depth", "_building_instance", "_resolving", "_partial")
+    """The state of the question being answered (cycle guards, depth, partial answers): back to
+    its starting value between questions. Every answer lives in :attr:`store`."""
+
     def __init__(self, files: Sequence[FileFacts], abspaths: Sequence[str], roots: Sequence[str],
                  apis: ApiTables, exists: Optional[Any] = None, read: Optional[Any] = None,
-                 listdir: Optional[Any] = None) -> None:
+                 listdir: Optional[Any] = None, store: Optional[MemoStore] = None) -> None:
+        self.store = store if store is not None else MemoStore()
+        """Every memo table of this project's model (:mod:`linter.core.memo`)."""
         self.files = list(files)
         self.abspaths = [os.path.normpath(p) for p in abspaths]
         self.roots = list(roots)
@@ -155,47 +164,36 @@ class Project:
         self.by_abspath = {p: i for i, p in enumerate(self.abspaths)}
         self.modmap = ModuleMap(self.abspaths, dict(zip(self.abspaths, self.roots)))
         self._exists = exists or (lambda p: False)
-        self._writes: Optional[Dict[str, List[Tuple[int, int]]]] = None
-        self._written: Dict[Any, List[Tuple[int, int, Optional[Expr], int, str]]] = {}
-        self.site_filter: Optional[Callable[[int, int], bool]] = None
-        """While set, parameter values come only from the call sites it accepts (branch decisions)."""
-        self.configs = ConfigStore(read or (lambda p: None), listdir or (lambda d: ()))
+        self._built: Dict[str, Any] = self.store.table("index.built")
+        """Indexes built once on the first question that needs them (``writes``, ``instance``,
+        ``subclasses``, ``import_aliases``, ``name_sites``)."""
+        self._written: Dict[Any, List[Tuple[int, int, Optional[Expr], int, str]]] = self.store.table("index.written")
+        self.configs = ConfigStore(read or (lambda p: None), listdir or (lambda d: ()), self.store.table("index.configs"))
         """Configuration files (YAML/JSON) read through the run's probes."""
-        self._loaders: Dict[Tuple[int, int], Optional[str]] = {}
+        self._loaders: Dict[Tuple[int, int], Optional[str]] = self.store.table("index.loaders")
         self.modnames = [module_name(p, r) for p, r in zip(self.abspaths, self.roots)]
-        self._values: Dict[Tuple[int, int], FrozenSet[Value]] = {}
-        self._bindings: Dict[Tuple[int, int], FrozenSet[Value]] = {}
-        self._globals: Dict[Tuple[int, str], FrozenSet[Value]] = {}
-        self._calls: Dict[Tuple[int, int], FrozenSet[Value]] = {}
-        self._callees: Dict[Tuple[int, int], FrozenSet[Value]] = {}
-        self._names: Dict[Tuple[int, int], Tuple[str, ...]] = {}
-        self._returns: Dict[Tuple[int, int], FrozenSet[Value]] = {}
-        self._callers: Dict[Tuple[int, int], List[Tuple[int, int, BoundArgs]]] = {}
-        self._class_bases: Dict[Tuple[int, int], Tuple[Value, ...]] = {}
-        self._fw_bases: Dict[Tuple[int, int], Tuple[str, ...]] = {}
+        self._values: Dict[Tuple[int, int], FrozenSet[Value]] = self.store.table("index.values")
+        self._bindings: Dict[Tuple[int, int], FrozenSet[Value]] = self.store.table("index.bindings")
+        self._globals: Dict[Tuple[int, str], FrozenSet[Value]] = self.store.table("index.globals")
+        self._calls: Dict[Tuple[int, int], FrozenSet[Value]] = self.store.table("index.calls")
+        self._callees: Dict[Tuple[int, int], FrozenSet[Value]] = self.store.table("index.callees")
+        self._names: Dict[Tuple[int, int], Tuple[str, ...]] = self.store.table("index.names")
+        self._returns: Dict[Tuple[int, int], FrozenSet[Value]] = self.store.table("index.returns")
+        self._callers: Dict[Tuple[int, int], List[Tuple[int, int, BoundArgs]]] = self.store.table("index.callers")
+        self._class_bases: Dict[Tuple[int, int], Tuple[Value, ...]] = self.store.table("index.class_bases")
+        self._fw_bases: Dict[Tuple[int, int], Tuple[str, ...]] = self.store.table("index.fw_bases")
         self._active: Set[Any] = set()
         self._depth = 0
-        self._star: Dict[int, List[ImportFact]] = {}
-        self._call_stmts: Dict[int, List[int]] = {}
-        self.pinned: Dict[int, List[Valued]] = {}
-        """``id(expr)`` → the values that expression is taken to have while one question is
-        asked (an argument evaluated on the branch of an ``if`` test about it: see
-        ``match/narrow.py``); empty otherwise."""
-        self.assume: Dict[str, Any] = {}
-        """Parameter name → value assumed by constant propagation (e.g. ``do_train=True``
-        while checking a training pipeline); set by the matcher for one question at a time."""
-        self._instance: Optional[Dict[Func, List[Tuple[int, int]]]] = None
+        self._star: Dict[int, List[ImportFact]] = self.store.table("index.star")
+        self._call_stmts: Dict[int, List[int]] = self.store.table("index.call_stmts")
         self._building_instance = False
-        self._subclass_index: Optional[Dict[Cls, List[Cls]]] = None
-        self._import_aliases: Optional[Dict[str, Tuple[str, ...]]] = None
-        self._name_sites: Optional[Dict[str, List[Tuple[int, int]]]] = None
-        self._by_name: Dict[str, Dict[Func, List[Tuple[int, int, bool]]]] = {}
+        self._by_name: Dict[str, Dict[Func, List[Tuple[int, int, bool]]]] = self.store.table("index.by_name")
         self._resolving: Set[str] = set()
         self._partial = 0
         """Times ``callers`` answered partially (asked again while its call sites were being
         resolved). An answer derived from a partial one is used but not memoised, so it cannot
         outlive the resolution it was cut from (``memo`` and the value tables check this)."""
-        self._sets: Dict[FrozenSet[Value], FrozenSet[Value]] = {}
+        self._sets: Dict[FrozenSet[Value], FrozenSet[Value]] = self.store.table("index.sets")
 
     # ------------------------------------------------------------------ memo tables
     def memo(self, table: Dict[Any, Any], key: Any, compute: Callable[[], Any]) -> Any:
@@ -204,6 +202,9 @@ class Project:
         A question that meets itself is cut short (``guard``), so an answer may depend on which
         question came first; the rules therefore each start from the same state (see
         ``linter/match/__init__.py``), which makes the findings independent of that order."""
+        h = self.store.hypothesis
+        if h:   # an answer under assumptions is kept apart from the plain one
+            key = (h, key)
         hit = table.get(key, _MISSING)
         if hit is not _MISSING:
             return hit
@@ -223,6 +224,28 @@ class Project:
             return compute()
         finally:
             self._active.discard(key)
+
+    # ------------------------------------------------------------------ question-scoped assumptions
+    @property
+    def hypothesis(self) -> Hypothesis:
+        return self.store.hypothesis
+
+    @contextmanager
+    def under(self, h: Hypothesis) -> Iterator[None]:
+        """Answer the questions of this block under ``h`` (and only them). The tables that may
+        depend on it key on it: :meth:`memo` and the scoped tables of the store."""
+        saved = self.store.hypothesis
+        self.store.hypothesis = h
+        try:
+            yield
+        finally:
+            self.store.hypothesis = saved
+
+    @property
+    def assume(self) -> Dict[str, Any]:
+        """Parameter name → value assumed by constant propagation (e.g. ``do_train=True`` while
+        a training pipeline is checked), for the question being answered."""
+        return self.store.hypothesis.assumed
 
     # ------------------------------------------------------------------ files and names
     def path(self, fi: int) -> str:
@@ -571,8 +594,9 @@ class Project:
     def subclasses(self, c: Cls) -> List[Cls]:
         """Project classes deriving from ``c`` (transitively), in file/class order. The
         reverse index of every class's project bases is built on the first question."""
-        if self._subclass_index is None:
-            index: Dict[Cls, List[Cls]] = {}
+        index = self._built.get("subclasses")
+        if index is None:
+            index = {}
             for fi, facts in enumerate(self.files):
                 for ci, cf in enumerate(facts.classes):
                     if not cf.bases:
@@ -581,11 +605,11 @@ class Project:
                     for b in self.class_bases(k):
                         if isinstance(b, Cls) and b != k:
                             index.setdefault(b, []).append(k)
-            self._subclass_index = index
+            self._built["subclasses"] = index
         out: List[Cls] = []
         todo = [c]
         while todo:
-            for k in self._subclass_index.get(todo.pop(), ()):
+            for k in index.get(todo.pop(), ()):
                 if k not in out and k != c:
                     out.append(k)
                     todo.append(k)
@@ -1004,14 +1028,15 @@ class Project:
 
     def import_aliases(self, name: str) -> Tuple[str, ...]:
         """Names the project imports ``name`` under (``import ... as``), sorted."""
-        if self._import_aliases is None:
+        aliases = self._built.get("import_aliases")
+        if aliases is None:
             acc: Dict[str, Set[str]] = {}
             for facts in self.files:
                 for imp in facts.imports:
                     if imp.name and imp.asname and imp.name != "*" and imp.asname != imp.name:
                         acc.setdefault(imp.name, set()).add(imp.asname)
-            self._import_aliases = {k: tuple(sorted(v)) for k, v in acc.items()}
-        return self._import_aliases.get(name, ())
+            aliases = self._built["import_aliases"] = {k: tuple(sorted(v)) for k, v in acc.items()}
+        return aliases.get(name, ())
 
     def resolved_callers(self, f: Func) -> List[Tuple[int, int]]:
         """Every call that runs project function ``f``, whatever name it is called by
@@ -1019,16 +1044,17 @@ class Project:
 
         The first question resolves every call of the project once and indexes the calls by
         the functions they run; later questions are dictionary lookups."""
-        if self._instance is None:
+        index = self._built.get("instance")
+        if index is None:
             if self._building_instance:
                 self._partial += 1   # asked while the index is being built: not known yet
                 return []
             self._building_instance = True
             try:
-                self._instance = self.top_level(self._build_instance_index)
+                index = self._built["instance"] = self.top_level(self._build_instance_index)
             finally:
                 self._building_instance = False
-        return self._instance.get(f, [])
+        return index.get(f, [])
 
     def _build_instance_index(self) -> Dict[Func, List[Tuple[int, int]]]:
         index: Dict[Func, List[Tuple[int, int]]] = {}
@@ -1053,13 +1079,14 @@ class Project:
 
     def name_sites(self, name: str) -> List[Tuple[int, int]]:
         """Every call ``(file, call)`` whose callee is written with this last name, project-wide."""
-        if self._name_sites is None:
-            index: Dict[str, List[Tuple[int, int]]] = {}
+        index = self._built.get("name_sites")
+        if index is None:
+            index = {}
             for gfi, facts in enumerate(self.files):
                 for k, ids in facts.callee_index.items():
                     index.setdefault(k, []).extend((gfi, cid) for cid in ids)
-            self._name_sites = index
-        return self._name_sites.get(name, [])
+            self._built["name_sites"] = index
+        return index.get(name, [])
 
     def calling_scopes(self, seeds: Iterable[Tuple[int, int]], *, instances: bool = False,
                        lexical: bool = False) -> Set[Tuple[int, int]]:
@@ -1237,8 +1264,9 @@ class Project:
         path = self.files[fi].path
         if tag == "const":
             return [Valued(e[1], path, 0, "")], True
-        if self.pinned:
-            pin = self.pinned.get(id(e))
+        h = self.store.hypothesis
+        if h.pinned:
+            pin = h.pin(id(e))
             if pin is not None:
                 return list(pin), True
         if tag == "config":
@@ -1409,13 +1437,14 @@ class Project:
         """Values the program writes into a parsed namespace or loaded configuration after the
         fact (``args.pad_mode = "CONSTANT"`` on Ascend, ``config.run_distribute = False``): the
         field may hold them as well as its default (flow-insensitive, so never fewer values)."""
-        if self._writes is None:
-            index: Dict[str, List[Tuple[int, int]]] = {}
+        writes = self._built.get("writes")
+        if writes is None:
+            writes = {}
             for wfi, facts in enumerate(self.files):
                 for aid, a in enumerate(facts.assigns):
                     if a.target[0] == "attr":
-                        index.setdefault(a.target[2], []).append((wfi, aid))
-            self._writes = index
+                        writes.setdefault(a.target[2], []).append((wfi, aid))
+            self._built["writes"] = writes
         key = ("writes", rec, name)
         hit = self._written.get(key)
         if hit is not None:
@@ -1430,7 +1459,7 @@ class Project:
         self._active.add(key)
         try:
             out: List[Tuple[int, int, Optional[Expr], int, str]] = []
-            for wfi, aid in self._writes.get(name, ()):
+            for wfi, aid in writes.get(name, ()):
                 if not self.abspaths[wfi].startswith(d + os.sep):
                     continue
                 a = self.files[wfi].assigns[aid]
@@ -1513,14 +1542,16 @@ class Project:
         param = next((x for x in fact.params if x.name == p.name), None)
         if param is None:
             return []
-        if p.name in self.assume:
-            return [(p.file, p.func, ("const", self.assume[p.name]), fact.line, f"assuming {p.name}={self.assume[p.name]!r}")]
+        h = self.store.hypothesis
+        assume = h.assumed
+        if p.name in assume:
+            return [(p.file, p.func, ("const", assume[p.name]), fact.line, f"assuming {p.name}={assume[p.name]!r}")]
         out: List[Tuple[int, int, Optional[Expr], int, str]] = []
         sites = self.callers(Func(p.file, p.func))
-        if self.site_filter is not None and sites:
+        if h.site_filter is not None and sites:
             # deciding a branch: call sites no program runs (`resnet18(res_base=True)` when only
             # resnet50 is built) do not make the branch live; all of them when none is run
-            live = [x for x in sites if self.site_filter(x[0], x[1])]
+            live = [x for x in sites if h.site_filter(x[0], x[1])]
             sites = live or sites
         where = fact.qualname
         for cfi, cid, bound in sites:

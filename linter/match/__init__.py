@@ -8,15 +8,15 @@ import traceback
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from linter.compiler.build import CompiledRule
-from linter.index.values import Cls, Func
-from linter.match.context import MatchContext
 from linter.core.model import Diagnostic, ErrorKind, Finding
 from linter.core.observer import Observer
+from linter.index.values import Cls, Func
+from linter.match.context import MatchContext
 
 
 def run_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: str) -> List[Finding]:
     if rule.versions:
-        from linter.index.apis import parse_version, version_in
+        from linter.core.versions import parse_version, version_in
 
         version = mc.version_of(rule.framework)
         if version and not version_in(parse_version(version), rule.versions):
@@ -125,45 +125,23 @@ PARALLEL_MIN_CALLS = 20_000
 # worker of its own on large projects, after restoring a snapshot on small ones.
 
 
-def _memo_state(mc: MatchContext) -> List[Any]:
-    """The objects whose private attributes are memo tables."""
-    objs: List[Any] = [mc, mc.p, mc.roles]
-    paths = mc.roles.__dict__.get("_paths")
-    if paths is not None:
-        objs.append(paths)
-    return objs
-
-
 def release(mc: MatchContext) -> None:
-    """Drop the project index and everything memoised on it. The index, the roles and their
-    memo tables refer to each other (reference cycles): left to the cyclic collector they
-    would outlive the run — on a many-project tree until the next project's facts are frozen
-    with them (:func:`linter.facts.batch.collector_paused`), that is, forever."""
-    for o in _memo_state(mc):
+    """Drop the project index and everything memoised on it. The index, the program model and
+    their memo tables refer to each other (reference cycles): left to the cyclic collector
+    they would outlive the run — on a many-project tree until the next project's facts are
+    frozen with them (:func:`linter.facts.batch.collector_paused`), that is, forever."""
+    mc.program.store.release()
+    for o in (mc, mc.program, mc.roles, mc.program.paths, mc.p):
         vars(o).clear()
 
 
-def _snapshot(mc: MatchContext) -> List[Tuple[Any, Dict[str, Any]]]:
-    return [(o, {k: _copy(v) for k, v in vars(o).items() if k.startswith("_")}) for o in _memo_state(mc)]
+def _snapshot(mc: MatchContext) -> Dict[str, Dict[Any, Any]]:
+    """Every memo table (one store owns them all: :mod:`linter.core.memo`)."""
+    return mc.program.store.snapshot()
 
 
-def _restore(mc: MatchContext, snap: List[Tuple[Any, Dict[str, Any]]]) -> None:
-    for o, attrs in snap:
-        for k in [k for k in vars(o) if k.startswith("_") and k not in attrs]:
-            delattr(o, k)
-        for k, v in attrs.items():
-            setattr(o, k, _copy(v))
-    paths = mc.roles.__dict__.get("_paths")
-    if paths is not None and all(o is not paths for o, _ in snap):
-        mc.roles._paths = None   # created after the snapshot: start it again
-
-
-def _copy(v: Any) -> Any:
-    if isinstance(v, dict):
-        return dict(v)
-    if isinstance(v, (set, list)):
-        return type(v)(v)
-    return v
+def _restore(mc: MatchContext, snap: Dict[str, Dict[Any, Any]]) -> None:
+    mc.program.store.restore(snap)
 
 
 def _warm_up(mc: MatchContext) -> None:

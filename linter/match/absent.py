@@ -11,15 +11,11 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import AbsentSpec, CompiledRule
-from linter.match.context import MatchContext
-from linter.index.values import Cls, Func
-from linter.match.findings import make_finding, render
 from linter.core.model import Finding
-
-
-def import_closure(mc: MatchContext, fi: int) -> Set[int]:
-    """``fi`` and the project files it imports, transitively (memoised per run)."""
-    return mc.roles.import_closure(fi)  # type: ignore[return-value]
+from linter.index.values import Cls, Func
+from linter.match.context import MatchContext
+from linter.match.findings import make_finding, render
+from linter.program.reach import reaches
 
 
 def _satisfied_by(mc: MatchContext, spec: AbsentSpec, rule: CompiledRule) -> List[Tuple[int, int]]:
@@ -74,7 +70,7 @@ def _first_served(mc: MatchContext, sites: Sequence[Tuple[int, int]]) -> Dict[in
     sites (asking per entry would cost entries × calls on a tree of many projects)."""
     first: Dict[int, Tuple[int, int]] = {}
     for fi, cid in sorted(sites):
-        for e in running_entries(mc, fi, cid):
+        for e in mc.program.running_entries(fi, cid):
             first.setdefault(e, (fi, cid))
     return first
 
@@ -108,7 +104,7 @@ def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role:
             fws = set(mc.file_frameworks(e))
         if spec.framework not in fws:
             return None
-    closure = import_closure(mc, e)
+    closure = mc.program.import_closure(e)
     if spec.unknown_may_satisfy is not None and _unverifiable(mc, spec, e, closure):
         return None  # an unresolvable helper (e.g. `seed_everything` from a package we cannot see) may do it
     line, col = mc.roles.main_path_line(e, role)
@@ -148,24 +144,9 @@ def _unverifiable(mc: MatchContext, spec: AbsentSpec, entry: int, closure: Set[i
             if not rx.search(key):
                 continue
             for cid in ids:
-                if _unresolved(mc, fi, cid) and _reaches(mc, entry, closure, fi, cid):
+                if _unresolved(mc, fi, cid) and reaches(mc.roles, entry, closure, fi, cid):
                     return True
     return False
-
-
-def running_entries(mc: MatchContext, fi: int, cid: int) -> List[int]:
-    """The entry scripts that run call ``cid`` (:func:`_reaches` for each that may), sorted."""
-    return [e for e in sorted(mc.roles.call_entries(fi, cid)) if _reaches(mc, e, import_closure(mc, e), fi, cid)]
-
-
-def _reaches(mc: MatchContext, entry: int, closure: Set[int], fi: int, cid: int) -> bool:
-    """Entry script ``entry`` runs call ``cid``: not in a branch no path takes (``if
-    args.run_distribute:`` when every launcher leaves it False), not under another module's
-    ``__main__`` guard."""
-    scope = mc.p.files[fi].calls[cid].scope
-    if scope == 0 and fi not in closure:
-        return False
-    return entry in mc.roles.call_entries(fi, cid)
 
 
 def _run_local(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: str) -> List[Finding]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 from typing import Dict, Iterable, List, Tuple
 
 from linter.compiler.build import CallPattern, CompiledRule
+from linter.core.model import Finding
 from linter.match.context import CallSite, MatchContext
 from linter.match.findings import make_finding
 from linter.match.predicates import CAUSE
-from linter.core.model import Finding
 
 
 def call_span(site: CallSite, at: str = "call") -> tuple:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from linter.compiler.build import CallPattern, CallPred, GlobSet
+from linter.compiler.build import CallPattern, CallPred
+from linter.core.globs import GlobSet
+from linter.core.versions import parse_version
 from linter.facts.ir import child_blocks, walk
 from linter.facts.model import ArgFact, CallFact, Expr, Stmt
-from linter.index.apis import NO_DEFAULT, Param as ApiParam, parse_version
-from linter.index.project import BoundArgs, Project, bind_args
-from linter.program.roles import Roles
-from linter.index.values import Cls, Ext, Obj, ordered
+from linter.index.apis import NO_DEFAULT
+from linter.index.apis import Param as ApiParam
+from linter.index.project import BoundArgs, bind_args
+from linter.index.values import Obj, ordered
+from linter.program.model import ProgramModel
 
 Call = Tuple[int, int]
 """(file index, call id)."""
@@ -64,35 +67,49 @@ class CallSite:
         return None
 
 
+Matcher = Callable[["MatchContext", CallPattern, int, int, Optional[str]], Optional[CallSite]]
+"""Tests a call against a pattern (:func:`linter.match.pattern.match_call`)."""
+
+
 class MatchContext:
     """Project index + roles + the options of this run."""
 
-    def __init__(self, project: Project, roles: Roles, versions: Dict[str, str]) -> None:
-        self.p = project
-        self.roles = roles
+    _TRANSIENT = ("assume", "site_crashes")
+    """The pattern being tested assumes (set for one match) and the sites a rule could not
+    evaluate (drained after each rule); every answer lives in the program model's store."""
+
+    def __init__(self, program: ProgramModel, versions: Dict[str, str], matcher: Matcher) -> None:
+        self.program = program
+        self.match: Callable[..., Optional[CallSite]] = \
+            lambda pattern, fi, cid, framework=None: matcher(self, pattern, fi, cid, framework)
+        """``match(pattern, fi, cid, framework=None)``: a :class:`CallSite` when the call matches
+        (:func:`linter.match.pattern.match_call`, handed in: patterns nest, so the pattern test
+        and the predicates it evaluates sit above this context, which they both use)."""
+        self.p = program.p
+        self.roles = program.roles
         self.versions = versions
         self.version_sources: Dict[str, str] = {}
         """framework → where its version came from: ``config``, ``command line``, ``installed``."""
-        self._class_keys: Dict[Tuple[str, ...], Dict[int, Set[str]]] = {}
-        self._class_names: Dict[Tuple[str, ...], FrozenSet[str]] = {}
-        self._withs: Dict[Tuple[int, int], Dict[int, Tuple[int, ...]]] = {}
-        self._loops: Dict[Tuple[int, int], Dict[int, Tuple[Stmt, ...]]] = {}
-        self._result_uses: Dict[int, Dict[int, Tuple[str, ...]]] = {}
-        self._file_fw: Dict[int, FrozenSet[str]] = {}
-        self._discarded: Dict[Tuple[int, int], Set[int]] = {}
-        self._acts: Dict[Tuple[Any, ...], bool] = {}
-        self._operand_index: Dict[Tuple[Any, ...], Dict[Tuple[int, int], List[Call]]] = {}
-        self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = {}
-        self._pattern_sites: Dict[int, List[Call]] = {}
-        self._pattern_files: Dict[int, Dict[int, List[Call]]] = {}
-        self._pattern_entries: Dict[int, Dict[int, List[Call]]] = {}
-        self._all_candidates: Dict[int, List[Call]] = {}
-        self._joins: Optional[Dict[Tuple[int, int], Call]] = None
-        self._by_name: Optional[List[Dict[str, List[int]]]] = None
-        """Per file: resolved callee name → its calls (:meth:`index_names`)."""
-        self._made_by: Dict[Tuple[str, ...], bool] = {}
-        self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = {}
+        t = program.store.table
+        self._withs: Dict[Tuple[int, int], Dict[int, Tuple[int, ...]]] = t("match.withs")
+        self._loops: Dict[Tuple[int, int], Dict[int, Tuple[Stmt, ...]]] = t("match.loops")
+        self._result_uses: Dict[int, Dict[int, Tuple[str, ...]]] = t("match.result_uses")
+        self._file_fw: Dict[int, FrozenSet[str]] = t("match.file_frameworks")
+        self._discarded: Dict[Tuple[int, int], Set[int]] = t("match.discarded")
+        self._acts: Dict[Tuple[Any, ...], bool] = t("match.acts")
+        self._operand_index: Dict[Tuple[Any, ...], Dict[Tuple[int, int], List[Call]]] = t("match.operand_index")
+        self._origins: Dict[Tuple[Any, ...], Tuple[List[Call], bool]] = t("match.origins")
+        self._pattern_sites: Dict[int, List[Call]] = t("match.pattern_sites")
+        self._pattern_files: Dict[int, Dict[int, List[Call]]] = t("match.pattern_files")
+        self._pattern_entries: Dict[int, Dict[int, List[Call]]] = t("match.pattern_entries")
+        self._all_candidates: Dict[int, List[Call]] = t("match.all_candidates")
+        self._made_by: Dict[Tuple[str, ...], bool] = t("match.made_by")
+        self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = t("match.renamed")
+        self._built: Dict[str, Any] = t("match.built")
+        """Indexes built once: ``by_name`` (:meth:`index_names`), ``joins`` (:meth:`joined_at`)."""
         self.assume: Dict[str, Any] = {}
+        """Parameter values the pattern being tested assumes (``do_train=True`` for a training
+        pipeline): the hypothesis its argument values are computed under, set for one match."""
         self.site_crashes: List[Tuple[int, BaseException]] = []
         """(file, exception) of sites a rule could not evaluate (see :meth:`isolated`); drained
         into diagnostics by the rule runner after each rule."""
@@ -135,7 +152,7 @@ class MatchContext:
         for fi in files:
             facts = self.p.files[fi]
             if pattern.scan_all and pattern.creates is None:
-                by_name = self._by_name
+                by_name = self._built.get("by_name")
                 if by_name is None or pattern.names is None or "*" in pattern.names.globs:
                     yield from ((fi, cid) for cid in range(len(facts.calls)))
                     continue
@@ -157,12 +174,7 @@ class MatchContext:
                     keys.update(alias for name in pattern.names.keys_in(renamed) for alias in renamed[name]
                                 if alias in facts.callee_index)
             if pattern.creates is not None:
-                keys.update(pattern.creates.keys_in(facts.callee_index))
-                keys.update(k for k in self.p.apis.subclass_segments(pattern.creates) if k in facts.callee_index)
-                # project subclasses by name, from any file (looked up from this file's keys:
-                # scanning every file's subclasses for every file costs files × classes)
-                every = self._subclass_names(pattern.creates)
-                keys.update(k for k in facts.callee_index if k in every)
+                keys.update(self.program.creating_keys(pattern.creates, facts.callee_index))
             ids: Set[int] = set()
             for k in keys:
                 ids.update(facts.callee_index[k])
@@ -182,16 +194,17 @@ class MatchContext:
                 for name in p.call_names(fi, cid):
                     by_name.setdefault(name, []).append(cid)
             out.append(by_name)
-        self._by_name = out
+        self._built["by_name"] = out
 
     def _anything_made_by(self, globs: GlobSet) -> bool:
         """Whether some call of the project answers to ``globs``: else no callee was made by
         one (:meth:`callee_made_by` asks exactly this of a call's origins)."""
-        if self._by_name is None:
+        by_name = self._built.get("by_name")
+        if by_name is None:
             return True
         hit = self._made_by.get(globs.globs)
         if hit is None:
-            hit = self._made_by[globs.globs] = any(globs.any(by_name) for by_name in self._by_name)
+            hit = self._made_by[globs.globs] = any(globs.any(names) for names in by_name)
         return hit
 
     def all_candidates(self, pattern: CallPattern) -> List[Call]:
@@ -214,76 +227,7 @@ class MatchContext:
             hit = self._renamed[fi] = {k: tuple(v) for k, v in tmp.items()}
         return hit
 
-    def _subclass_names(self, globs: GlobSet) -> FrozenSet[str]:
-        """Names of project classes deriving from ``globs``, in any file."""
-        key = ("names",) + globs.globs
-        hit = self._class_names.get(key)
-        if hit is None:
-            hit = self._class_names[key] = frozenset(n for names in self._subclass_keys(globs).values() for n in names)
-        return hit
-
-    def _subclass_keys(self, globs: GlobSet) -> Dict[int, Set[str]]:
-        """Names of project classes deriving from ``globs`` (by defining file)."""
-        hit = self._class_keys.get(globs.globs)
-        if hit is None:
-            hit = {}
-            for fi, facts in enumerate(self.p.files):
-                for ci, c in enumerate(facts.classes):
-                    if globs.any(self.p.framework_bases(Cls(fi, ci))):
-                        hit.setdefault(fi, set()).add(c.name)
-            self._class_keys[globs.globs] = hit
-        return hit
-
     # ------------------------------------------------------------------ pattern test
-    def match(self, pattern: CallPattern, fi: int, cid: int, framework: Optional[str] = None) -> Optional[CallSite]:
-        """A :class:`CallSite` if call ``cid`` of file ``fi`` matches ``pattern``."""
-        from linter.match.predicates import evaluate
-
-        p = self.p
-        names = p.call_names(fi, cid)
-        if not names:
-            return None
-        qual = ""
-        if pattern.names is not None:
-            hits = [n for n in names if pattern.names.match(n)]
-            if not hits:
-                return None
-            qual = hits[0]
-            if all(h.startswith("?.") for h in hits) and framework is not None \
-                    and framework not in self.file_frameworks(fi):
-                return None  # an untyped receiver only counts in files that use the framework
-        if pattern.not_names is not None and pattern.not_names.any(names):
-            return None
-        where = pattern.where
-        if type(where) is CallPred and where.callee_made_by is not None \
-                and not self.callee_made_by(where.callee_made_by, fi, cid):
-            return None   # before binding: `name: ["*"]` patterns ask this of every call
-        if pattern.creates is not None:
-            made = self.created_types(fi, cid)
-            if not pattern.creates.any(made):
-                return None
-            qual = qual or names[0]
-        site = self.bind(fi, cid, names, qual or names[0])
-        if pattern.inside_with is not None and not self.inside_with(pattern.inside_with, fi, cid):
-            return None
-        if pattern.not_inside_with is not None and self.inside_with(pattern.not_inside_with, fi, cid):
-            return None
-        saved = self.assume
-        try:
-            if pattern.pipeline is not None:
-                ctx = self.roles.pipeline_context(fi, cid)
-                if pattern.pipeline not in ctx:
-                    return None
-                if pattern.pipeline_exclusive and any(role != pattern.pipeline for role in ctx):
-                    return None  # also serves the other role (e.g. a helper shared by train and eval)
-                site.data["pipeline_reason"] = ctx[pattern.pipeline]
-                self.assume = self._assumptions(pattern.pipeline)
-            if pattern.where is not None and not evaluate(pattern.where, site, self):
-                return None
-        finally:
-            self.assume = saved
-        return site
-
     def callee_made_by(self, globs: GlobSet, fi: int, cid: int) -> bool:
         """The called object is the result of a call matching ``globs`` (a function made by
         ``value_and_grad``)."""
@@ -291,7 +235,8 @@ class MatchContext:
         calls, _ = self.origin_calls(fi, call.scope, call.func)
         return any(globs.any(self.p.call_names(cfi, ccid)) for cfi, ccid in calls)
 
-    def _assumptions(self, role: str) -> Dict[str, Any]:
+    def assumptions(self, role: str) -> Dict[str, Any]:
+        """The flag values a pipeline of ``role`` is checked under (``do_train=True``, ...)."""
         spec = self.roles.spec
         training = role == "training"
         out: Dict[str, Any] = {}
@@ -331,13 +276,7 @@ class MatchContext:
 
     def created_types(self, fi: int, cid: int) -> List[str]:
         """Qualified names of the class instantiated by a call and all its bases."""
-        out: List[str] = []
-        for v in self.p.callee_values(fi, cid):
-            if isinstance(v, Cls):
-                out += self.p.type_quals(v)
-            elif isinstance(v, Ext) and self.p.apis.is_class(v.qual):
-                out += list(self.p.apis.mro(v.qual))
-        return out
+        return self.program.created_types(fi, cid)
 
     # ------------------------------------------------------------------ structure
     def withs(self, fi: int, scope: int) -> Dict[int, Tuple[int, ...]]:
@@ -475,48 +414,15 @@ class MatchContext:
 
     # ------------------------------------------------------------------ entries
     def entries_reaching(self, fi: int, cid: int) -> List[int]:
-        """Entry scripts whose code reaches call ``cid`` of file ``fi``: module code runs in the
-        entries that import its file (transitively), a function's in the entries that call it,
-        a ``construct``/``forward`` in those that call or build its instances."""
-        return sorted(self.roles.call_entries(fi, cid))
+        """:meth:`linter.program.model.ProgramModel.entries_reaching`."""
+        return self.program.entries_reaching(fi, cid)
 
     def live(self, fi: int, cid: int) -> Optional[bool]:
-        """True: a program runs call ``cid``; False: none does (a branch never taken, or no
-        entry script of its project reaches it); None: its programs are unknown (no entry
-        script in its folder or above — a library, a snippet, a file checked alone)."""
-        if self.stored_unused(fi, cid):
-            return False
-        if self.entries_reaching(fi, cid):
-            return True
-        call = self.p.files[fi].calls[cid]
-        if self.roles.paths.dead(fi, call.scope, call.stmt) or self.roles.in_program_tree(fi):
-            return False
-        return None
+        """:func:`linter.program.liveness.live`: True, False (evidence that nothing runs it) or None."""
+        return self.program.live(fi, cid)
 
     def stored_unused(self, fi: int, cid: int) -> bool:
-        """Call ``cid`` builds a layer that a method stores as ``self.<name> = ...`` and nothing
-        in its project ever reads ``.<name>`` (stgcn's ``self.linear``, never called in
-        ``construct``): the layer exists but computes nothing. Files that reach their cells
-        by iteration (``self.cells()``, ``getattr``) keep every layer."""
-        facts = self.p.files[fi]
-        call = facts.calls[cid]
-        if facts.funcs[call.scope].kind != "method":
-            return False
-        name = None
-        for a in facts.assigns:
-            if a.stmt == call.stmt and a.value == ("call", cid):
-                t = a.target
-                if t[0] == "attr" and t[1][0] == "name" and t[1][1] == "self":
-                    name = t[2]
-                break
-        if name is None:
-            return False
-        files = self.project_of(fi, cid)
-        for f in sorted(files) if files is not None else range(len(self.p.files)):
-            loads = attribute_loads(self, f)
-            if loads is None or name in loads:
-                return False
-        return True
+        return self.program.stored_unused(fi, cid)
 
     def sites_matching(self, pattern: CallPattern) -> List[Call]:
         """Every call of the project matching ``pattern``, in file/id order (memoised)."""
@@ -558,37 +464,24 @@ class MatchContext:
         return hit
 
     def project_of(self, fi: int, cid: int) -> Optional[Set[int]]:
-        """The files of the program(s) a call belongs to: the import closures of the entry scripts
-        that reach it, else of those that import its file; None (every file of the run) when no
-        entry script does. A model zoo checked at once is many programs: one model's Normalize
-        says nothing about another model's pipeline."""
-        from linter.match.absent import import_closure
-
-        entries = self.entries_reaching(fi, cid) or [e for e in self.roles.entries() if fi in import_closure(self, e)]
-        if not entries:
-            return None
-        out: Set[int] = set()
-        for e in entries:
-            out |= import_closure(self, e)
-        return out
+        """:func:`linter.program.liveness.project_of`."""
+        return self.program.project_of(fi, cid)
 
     def entry_reaches(self, entry: int, pattern: CallPattern, along: Optional[Call] = None) -> Optional[Call]:
         """The first call matching ``pattern`` (any file) that entry script ``entry`` reaches —
         on a path that can also run call ``along`` when it is given (not in the other branch
         of an ``if`` that decides between them)."""
-        from linter.match.absent import running_entries
-
         by_entry = self._pattern_entries.get(id(pattern))
         if by_entry is None:
             # entry → the sites it reaches, in one pass over the sites (asked per entry, the
             # scan would cost entries × sites on a tree of many projects)
             by_entry = {}
             for fi, cid in self.sites_matching(pattern):
-                for e in running_entries(self, fi, cid):
+                for e in self.program.running_entries(fi, cid):
                     by_entry.setdefault(e, []).append((fi, cid))
             self._pattern_entries[id(pattern)] = by_entry
         for site in by_entry.get(entry, ()):
-            if along is None or self.roles.paths.compatible(entry, along, site):
+            if along is None or self.program.paths.compatible(entry, along, site):
                 return site
         return None
 
@@ -610,7 +503,7 @@ class MatchContext:
             return [], False
         # Only these come from the facts, which live as long as this context, so their ids are
         # stable keys; parameter values assumed by the current question change the answer.
-        key = (fi, scope, id(e), depth, repr(sorted(self.p.assume.items())) if self.p.assume else "")
+        key = (fi, scope, id(e), depth, self.p.hypothesis)
         hit = self._origins.get(key)
         if hit is None:
             calls, complete = self._origin_sources(fi, scope, e, depth)
@@ -641,8 +534,9 @@ class MatchContext:
         """The first call (in file/line order) that joins the object created by call ``cid`` with
         objects of other lineages — a ``zip``/``concat`` whose API table entry says
         ``returns: derived-all`` — or None: where two datasets become one pipeline."""
-        if self._joins is None:
-            joins: Dict[Tuple[int, int], Call] = {}
+        joins = self._built.get("joins")
+        if joins is None:
+            joins = {}
             for jfi, facts in enumerate(self.p.files):
                 for name in ("zip", "concat"):
                     for jcid in facts.callee_index.get(name, ()):
@@ -653,8 +547,8 @@ class MatchContext:
                             here = joins.get(o)
                             if here is None or (jfi, facts.calls[jcid].line) < (here[0], self.p.files[here[0]].calls[here[1]].line):
                                 joins[o] = (jfi, jcid)
-            self._joins = joins
-        return self._joins.get((fi, cid))
+            self._built["joins"] = joins
+        return joins.get((fi, cid))
 
     def attribute_used_by(self, attr: str, pattern: CallPattern, fi: int, cid: int) -> bool:
         """Whether a call matching ``pattern`` takes ``<obj>.<attr>`` (``.data`` allowed) as its
@@ -731,49 +625,3 @@ def _collect_loops(block: Sequence[Stmt], outer: Tuple[Stmt, ...], out: Dict[int
                 _collect_loops(b, outer, out)
 
 
-_DYNAMIC = frozenset({"cells", "name_cells", "cells_and_names", "getattr", "_cells", "children", "named_children",
-                      "modules", "named_modules", "vars", "insert_child_to_cell"})
-"""Callees that reach a cell's layers without naming them."""
-_DYNAMIC_ATTRS = frozenset({"_cells", "_modules", "__dict__"})
-"""Attributes that do the same (`for c in self._cells.values()`)."""
-
-
-def attribute_loads(mc: MatchContext, fi: int) -> Optional[FrozenSet[str]]:
-    """Every attribute name file ``fi`` reads (``x.name`` anywhere but as an assignment's own
-    target); None when the file reaches attributes dynamically (memoised per run)."""
-    table: Dict[int, Optional[FrozenSet[str]]] = mc.__dict__.setdefault("_attribute_loads", {})
-    if fi in table:
-        return table[fi]
-    facts = mc.p.files[fi]
-    if any(k in _DYNAMIC for k in facts.callee_index):
-        table[fi] = None
-        return None
-    # every expression and statement tuple of the file, once (an explicit stack: a long `a + b + ...`
-    # chain nests deeper than Python's recursion limit)
-    todo: List[Any] = []
-    for c in facts.calls:
-        todo.append(c.func)
-        todo += [arg.value for arg in c.args]
-    for a in facts.assigns:
-        todo.append(a.value)
-        if a.target[0] != "name":
-            todo.append(a.target[1:])     # `self.a.b = x` reads `self.a`; the stored name itself is no read
-    for f in facts.funcs:
-        todo.append(f.body)
-        todo += list(f.decorators)
-    todo += [cls.bases for cls in facts.classes]
-    names: Set[str] = set()
-    seen: Set[int] = set()
-    while todo:
-        x = todo.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        if x and x[0] == "attr" and isinstance(x[2], str):
-            names.add(x[2])
-        todo += [part for part in x if isinstance(part, tuple)]
-    if names & _DYNAMIC_ATTRS:
-        table[fi] = None
-        return None
-    table[fi] = frozenset(names)
-    return table[fi]

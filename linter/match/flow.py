@@ -28,12 +28,13 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import CompiledRule, Effect, FlowSpec
+from linter.core.model import Finding
 from linter.facts.ir import iter_returns, walk
 from linter.facts.model import Expr, Stmt
 from linter.index.values import Bound, Cls, Func, Obj, ordered
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding
-from linter.core.model import Finding
+from linter.program.training import direct_parts, frozen_objects, parts, trained_objects, updated_by
 
 Site = Tuple[int, int]
 CallKey = Tuple[int, int]
@@ -254,9 +255,7 @@ class StateFlow:
         """Objects a wrapper or container was built from, and the layers a project network
         holds as attributes: what ``set_train`` on it reaches (the same parts as
         :func:`linter.program.training.parts` follows)."""
-        from linter.program.training import direct_parts
-
-        return {("o",) + tuple(o) for o in direct_parts(self.mc, (k[1], k[2]))}
+        return {("o",) + tuple(o) for o in direct_parts(self.mc.program, (k[1], k[2]))}
 
     def _children(self, k: Key) -> FrozenSet[Key]:
         """Every object below ``k`` (transitively; bounded)."""
@@ -368,30 +367,26 @@ class StateFlow:
         optimizers when they are known (a GAN's generator step leaves the discriminator in
         inference mode on purpose: another step trains it); all of them when no optimizer's
         parameters are known (unknown must not silence)."""
-        from linter.program.training import frozen_objects, parts, trained_objects
-
-        trained = trained_objects(self.mc)
+        trained = trained_objects(self.mc.program)
         if not trained:
             return layers
         def inside(objects: Iterable[Tuple[int, int]]) -> Set[Tuple[int, int]]:
             out: Set[Tuple[int, int]] = set()
             for t in objects:
                 out.add(t)
-                out |= parts(self.mc, t)
+                out |= parts(self.mc.program, t)
             return out
 
         if self._cold is None:
             # a backbone whose parameters are frozen (`p.requires_grad = False`) is not trained,
             # whatever optimizer its parameters are handed to: its mode is the program's choice
-            self._cold = inside(frozen_objects(self.mc))
+            self._cold = inside(frozen_objects(self.mc.program))
         if self._cold:
             layers = {d for d in layers if (d[1], d[2]) not in self._cold}
             if not layers:
                 return layers
         if optimizers:
-            from linter.program.training import updated_by
-
-            mine = sorted({t for opt in optimizers for t in updated_by(self.mc, opt)})
+            mine = sorted({t for opt in optimizers for t in updated_by(self.mc.program, opt)})
             if mine:
                 own = inside(mine)
                 return {d for d in layers if (d[1], d[2]) in own}

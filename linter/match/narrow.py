@@ -6,7 +6,7 @@ configuration sets 0.0 (hypertext). An ``if`` test around the call (in its funct
 compares an expression occurring in the argument with a constant — directly, or through a
 flag defined once from such a comparison (``self.use_dropout = dropout > 0``) — keeps only
 the values of that expression that pass the test, and the argument is evaluated again with
-each of them (the expression is *pinned*, see :attr:`Project.pinned`). Tests that cannot be
+each of them (the expression is *pinned*: :class:`linter.core.memo.Hypothesis`). Tests that cannot be
 decided for a value keep it: narrowing only ever removes values a branch excludes.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ import itertools
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from linter.facts.model import Expr
-from linter.program.paths import _compare
 from linter.index.values import Valued
+from linter.program.paths import _compare
 
 if TYPE_CHECKING:
     from linter.match.context import MatchContext
@@ -56,15 +56,12 @@ def narrowed(mc: "MatchContext", fi: int, scope: int, stmt: int, e: Expr,
     out: List[Valued] = []
     known = True
     for combo in itertools.islice(itertools.product(*(keep for _occ, keep in pins)), _MAX_COMBINATIONS):
-        saved = p.pinned
-        p.pinned = dict(saved)
+        h = p.hypothesis
         for (occurrences, _keep), v in zip(pins, combo):
             for o in occurrences:
-                p.pinned[id(o)] = [v]
-        try:
+                h = h.with_pin(id(o), (v,))
+        with p.under(h):
             got, k = p.constants(fi, scope, e)
-        finally:
-            p.pinned = saved
         out += got
         known = known and k
     return out, known and complete

@@ -15,6 +15,7 @@ from linter.index.apis import NO_DEFAULT, Expression
 from linter.index.values import Bound, Cls, Const, Ext, Func, Obj, Valued
 from linter.match.context import CallSite, MatchContext
 from linter.match.narrow import narrowed
+from linter.program.training import training_state
 
 
 def evaluate(pred: Any, site: CallSite, mc: MatchContext) -> bool:
@@ -85,13 +86,11 @@ def arg_values(site: CallSite, mc: MatchContext, a: Optional[ArgFact], name: str
     """Constant values of an argument (or of its default when it is missing)."""
     p = mc.p
     if a is not None:
-        saved = p.assume
-        p.assume = mc.assume
-        try:
+        # the matcher's assumption (``do_train=True`` for a training pipeline) holds for the
+        # argument's value, not for the other questions asked while matching
+        with p.under(p.hypothesis.with_assume(mc.assume)):
             vals, complete = p.constants(site.fi, site.call.scope, a.value)
             return narrowed(mc, site.fi, site.call.scope, site.call.stmt, a.value, vals, complete)
-        finally:
-            p.assume = saved
     if not default_applies or site.bound.uncertain:
         return [], False
     d = site.default(name)
@@ -263,9 +262,7 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
     if pred.trained is not None:
         if a is None:
             return False
-        from linter.program.training import training_state
-
-        state = training_state(mc, mc.p.values(site.fi, site.call.scope, a.value), mc.entries_reaching(site.fi, site.cid))
+        state = training_state(mc.program, mc.p.values(site.fi, site.call.scope, a.value), mc.entries_reaching(site.fi, site.cid))
         if state is not pred.trained:
             return False
     if pred.mentions is not None:
@@ -392,10 +389,8 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
     if pred.live is not None and mc.live(site.fi, site.cid) is not pred.live:
         return False
     if pred.trained is not None:
-        from linter.program.training import training_state
-
         made = [v for v in mc.p.call_values(site.fi, site.cid) if isinstance(v, Obj) and v.origin == (site.fi, site.cid)]
-        if training_state(mc, made, mc.entries_reaching(site.fi, site.cid)) is not pred.trained:
+        if training_state(mc.program, made, mc.entries_reaching(site.fi, site.cid)) is not pred.trained:
             return False
     if pred.in_loop is not None and mc.in_loop(site.fi, site.cid) != pred.in_loop:
         return False
@@ -456,7 +451,7 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
                 return False
             _record_related(site, mc, hit)
     if pred.version is not None:
-        from linter.index.apis import parse_version, version_in
+        from linter.core.versions import parse_version, version_in
 
         version = site.version or mc.version_of(site.framework)
         if not version or not version_in(parse_version(version), pred.version):

@@ -21,12 +21,12 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import CompiledRule, SequenceSpec
+from linter.core.model import Finding
 from linter.facts.ir import walk
 from linter.facts.model import FileFacts
 from linter.index.values import Cls, Func, Obj
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding
-from linter.core.model import Finding
 
 OK, BAD, UNKNOWN = "ok", "bad", "unknown"
 Verdict = Tuple[str, str]

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from linter.compiler.build import CompiledRule, GlobSet
+from linter.compiler.build import CompiledRule
+from linter.core.globs import GlobSet
 from linter.index.values import Cls, Ext, Obj
 from linter.match.context import MatchContext
+from linter.program.training import parts
 
 _FACTORIES = ("create_model", "get_model", "build_model", "from_pretrained", "load_model", "load")
 _DATA_LOADERS = ("numpy.", "pickle.", "json.", "yaml.", "joblib.", "scipy.", "pandas.", "h5py.", "cv2.", "PIL.",
@@ -91,8 +93,6 @@ def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: 
     parameters followed to what the call sites pass), or one inside the objects it is built
     from (a wrapper's network). A framework object built from no other object (an optimizer,
     a Dense layer) holds none; a network from an unknown factory is unknown."""
-    from linter.program.training import parts
-
     p = mc.p
     if o.file >= 0 and o.call >= 0 and _is_mode_layer(mc, globs, o.file, o.call):
         return True
@@ -115,7 +115,7 @@ def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: 
     elif mc.p.apis.get(o.type.qual) is None and not p.apis.callable_kind(p.call_names(o.file, o.call)):
         unknown = True   # a framework class the tables do not describe
     if o.file >= 0 and o.call >= 0:
-        for part in sorted(parts(mc, (o.file, o.call))):
+        for part in sorted(parts(mc.program, (o.file, o.call))):
             if part in seen:
                 continue
             seen.add(part)
@@ -136,7 +136,7 @@ def _built_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
     if not _is_mode_layer(mc, globs, fi, cid):
         return False
     call = mc.p.files[fi].calls[cid]
-    return not mc.roles.paths.dead(fi, call.scope, call.stmt)
+    return not mc.program.paths.dead(fi, call.scope, call.stmt)
 
 
 def _is_mode_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
@@ -187,23 +187,22 @@ def _mode_fixed_at_construction(mc: MatchContext, fi: int, cid: int) -> bool:
 
 def _modules_have(mc: MatchContext, framework: str, fi: int) -> bool:
     """Whether the script's modules build a mode-dependent layer (or an external network)."""
-    from linter.match.absent import import_closure
-
     globs = mode_layer_globs(mc, framework)
     if not globs:
         return True
-    importers: Dict[int, List[int]] = mc.__dict__.get("_importers")  # type: ignore[assignment]
+    built = mc.program.store.table("severity.built")
+    importers: Dict[int, List[int]] = built.get("importers")  # type: ignore[assignment]
     if importers is None:
         # file → the files whose import closure holds it, once per run (asked per file, the
         # scan over every file costs files × files on a tree of many projects)
         importers = {}
         for other in range(len(mc.p.files)):
-            for f in import_closure(mc, other):
+            for f in mc.program.import_closure(other):
                 importers.setdefault(f, []).append(other)
-        mc.__dict__["_importers"] = importers
-    files = set(import_closure(mc, fi))
+        built["importers"] = importers
+    files = set(mc.program.import_closure(fi))
     for other in importers.get(fi, ()):
-        files |= import_closure(mc, other)
+        files |= mc.program.import_closure(other)
     for gfi in sorted(files):
         facts = mc.p.files[gfi]
         for key in globs.keys_in(facts.callee_index):

@@ -18,6 +18,8 @@ import os
 import re
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
+from linter.core.memo import MemoStore
+
 MAX_LAUNCHER_BYTES = 512 * 1024
 _SCRIPT = re.compile(r"([\w.-]+\.(?:py|sh))\b")
 _PYTHON = re.compile(r"\bpython[\d.]*\s")
@@ -54,11 +56,13 @@ class Launchers:
     """The shell scripts and READMEs beside a module, up to two folders above it, and in the
     ``scripts/`` (or ``script/``) folders of those."""
 
-    def __init__(self, read: Callable[[str], Optional[bytes]], listdir: Callable[[str], Tuple[str, ...]]) -> None:
+    def __init__(self, read: Callable[[str], Optional[bytes]], listdir: Callable[[str], Tuple[str, ...]],
+                 store: Optional[MemoStore] = None) -> None:
         self.read = read
         self.listdir = listdir
-        self._near: Dict[str, List[Launch]] = {}
-        self._passed: Dict[Tuple[Any, ...], Optional[List[Any]]] = {}
+        store = store if store is not None else MemoStore()
+        self._near: Dict[str, List[Launch]] = store.table("launchers.near")
+        self._passed: Dict[Tuple[Any, ...], Optional[List[Any]]] = store.table("launchers.passed")
 
     def near(self, module: str) -> List[Launch]:
         here = os.path.dirname(module)

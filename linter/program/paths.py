@@ -22,10 +22,11 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
+from linter.core.memo import Hypothesis
 from linter.facts.ir import sub_exprs, walk
 from linter.facts.model import Expr
-from linter.program.launchers import Launchers
 from linter.index.project import ARGPARSE_DEFAULT, CONFIG_VALUE
+from linter.program.launchers import Launchers
 
 if TYPE_CHECKING:
     from linter.program.roles import Roles
@@ -41,17 +42,22 @@ _MAX_DEPTH = 12
 
 
 class PathConditions:
+    _TRANSIENT = ("_deciding",)
+    """Cycle guards, empty between questions; every answer lives in the project's store."""
+
     def __init__(self, roles: "Roles") -> None:
         self.roles = roles
         self.p = roles.p
-        self._memo: Dict[Tuple[int, int, int], Alternatives] = {}
-        self._atoms: Dict[Tuple[int, int, int], FrozenSet[Atom]] = {}
-        self._dead: Dict[Tuple[int, int, int], bool] = {}
-        self._if_stmts: Dict[Tuple[int, int], Dict[int, int]] = {}
+        store = self.p.store
+        self._memo: Dict[Tuple[int, int, int], Alternatives] = store.table("paths.conditions")
+        self._atoms: Dict[Tuple[int, int, int], FrozenSet[Atom]] = store.table("paths.atoms")
+        self._dead: Dict[Tuple[int, int, int], bool] = store.table("paths.dead")
+        self._if_stmts: Dict[Tuple[int, int], Dict[int, int]] = store.table("paths.if_stmts")
         self._deciding: set = set()
-        self._paths_index: Optional[Dict[str, int]] = None
-        self.launchers = Launchers(self.p.configs.read, self.p.configs.listdir)
-        self._ifexps: Dict[Tuple[int, int], Dict[int, List[Tuple[Expr, bool]]]] = {}
+        """Branch decisions being made (a cycle guard, empty between questions)."""
+        self._built: Dict[str, Any] = store.table("paths.built")
+        self.launchers = Launchers(self.p.configs.read, self.p.configs.listdir, store)
+        self._ifexps: Dict[Tuple[int, int], Dict[int, List[Tuple[Expr, bool]]]] = store.table("paths.ifexps")
 
     # ------------------------------------------------------------------ questions
     def compatible(self, entry: int, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
@@ -214,12 +220,8 @@ class PathConditions:
         """Values as a branch decision sees them: no parameter assumed by the question being
         asked (the answer must not depend on it), call sites only from code some program runs."""
         p = self.p
-        saved, p.assume = p.assume, {}
-        saved_filter, p.site_filter = p.site_filter, self._live_site
-        try:
+        with p.under(Hypothesis((), p.hypothesis.pinned, self._live_site)):
             yield
-        finally:
-            p.assume, p.site_filter = saved, saved_filter
 
     def _live_site(self, fi: int, cid: int) -> bool:
         """A call site some program runs — or one whose programs are unknown, or asked about
@@ -341,9 +343,9 @@ class PathConditions:
         return self.launchers.passed_values(self.p.abspaths[fi], option, v.value)
 
     def _file_index(self) -> Dict[str, int]:
-        if self._paths_index is None:
-            self._paths_index = {f.path: i for i, f in enumerate(self.p.files)}
-        return self._paths_index
+        if self._built.get("paths_index") is None:
+            self._built["paths_index"] = {f.path: i for i, f in enumerate(self.p.files)}
+        return self._built["paths_index"]
 
     def _own_attribute(self, fi: int, scope: int, e: Expr, before: int) -> Optional[List[Expr]]:
         """For ``self.x`` read by a method's test: the values the method may have assigned to

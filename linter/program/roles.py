@@ -18,7 +18,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
-from linter.compiler.build import GlobSet, Regex
+from linter.core.globs import GlobSet, Regex
 from linter.facts.ir import child_blocks, sub_exprs, walk
 from linter.facts.model import Expr, Stmt
 from linter.index.values import Cls, Func
@@ -77,35 +77,37 @@ class RoleSpec:
 
 
 class Roles:
+    _TRANSIENT = ("_passing",)
+    """Cycle guards, empty between questions; every answer lives in the project's store."""
+
     def __init__(self, project: Project, spec: RoleSpec) -> None:
         self.p = project
         self.spec = spec
-        self._imported: Optional[Set[int]] = None
-        self._entries: Optional[List[int]] = None
-        self._reach: Dict[Site, FrozenSet[int]] = {}
-        self._step_sites: Dict[str, List[Tuple[int, int]]] = {}
-        self._leads: Dict[str, Set[Site]] = {}
-        self._step_fws: Dict[str, Dict[int, Set[str]]] = {}
-        self._guards: Dict[Site, Dict[int, Tuple[Tuple[Expr, bool], ...]]] = {}
-        self._targets: Dict[int, Dict[int, Tuple[str, ...]]] = {}
-        self._ctx: Dict[Tuple[str, int, int], Dict[str, str]] = {}
-        self._programs: Dict[int, Dict[str, Tuple[int, int]]] = {}
-        self._closures: Dict[int, FrozenSet[int]] = {}
-        self._importers: Optional[Dict[int, FrozenSet[int]]] = None
-        self._constructed: Dict[Tuple[int, int], FrozenSet[Tuple[int, int]]] = {}
-        self._caller_stmts: Dict[Site, List[Tuple[int, int, int]]] = {}
-        self._read_index: Dict[Site, Dict[int, List[int]]] = {}
-        self._entry_dirs: Optional[FrozenSet[str]] = None
-        self._refs: Optional[Dict[str, List[Tuple[int, int, int, Any, Any]]]] = None
-        self._lookups: Optional[Dict[Tuple[int, int], Tuple[Dict[str, int], List[Tuple[Any, Any]]]]] = None
-        self._selects: Dict[Tuple[int, int, int], Optional[FrozenSet[Any]]] = {}
-        self._passers: Dict[Tuple[int, int, str, Any], bool] = {}
+        self._reach: Dict[Site, FrozenSet[int]] = self.p.store.table("roles.reach")
+        self._step_sites: Dict[str, List[Tuple[int, int]]] = self.p.store.table("roles.step_sites")
+        self._leads: Dict[str, Set[Site]] = self.p.store.table("roles.leads")
+        self._step_fws: Dict[str, Dict[int, Set[str]]] = self.p.store.table("roles.step_fws")
+        self._guards: Dict[Site, Dict[int, Tuple[Tuple[Expr, bool], ...]]] = self.p.store.table("roles.guards")
+        self._targets: Dict[int, Dict[int, Tuple[str, ...]]] = self.p.store.table("roles.targets")
+        self._ctx: Dict[Tuple[str, int, int], Dict[str, str]] = self.p.store.table("roles.ctx")
+        self._programs: Dict[int, Dict[str, Tuple[int, int]]] = self.p.store.table("roles.programs")
+        self._closures: Dict[int, FrozenSet[int]] = self.p.store.table("roles.closures")
+        self._constructed: Dict[Tuple[int, int], FrozenSet[Tuple[int, int]]] = self.p.store.table("roles.constructed")
+        self._caller_stmts: Dict[Site, List[Tuple[int, int, int]]] = self.p.store.table("roles.caller_stmts")
+        self._read_index: Dict[Site, Dict[int, List[int]]] = self.p.store.table("roles.read_index")
+        self._selects: Dict[Tuple[int, int, int], Optional[FrozenSet[Any]]] = self.p.store.table("roles.selects")
+        self._passers: Dict[Tuple[int, int, str, Any], bool] = self.p.store.table("roles.passers")
         self._passing: Set[Tuple[int, int, str, Any]] = set()
-        self._evidence: Optional[Dict[int, Dict[str, Tuple[int, int]]]] = None
-        self._entries_set: Optional[FrozenSet[int]] = None
-        self._paths: Optional[Any] = None
+        """Questions being answered (a cycle guard, empty between questions)."""
+        self._built: Dict[str, Any] = self.p.store.table("roles.built")
+        """Indexes built once, on the first question that needs them."""
+        self.paths: Any = None
+        """The path conditions of this project's programs (:class:`linter.program.paths.PathConditions`),
+        which this reachability asks which branches are dead; attached by the program model
+        (:class:`linter.program.model.ProgramModel`), which builds both."""
 
     # ------------------------------------------------------------------ words
+
     def word_role(self, name: str) -> Optional[str]:
         """``train_loader`` → training, ``val_ds`` → evaluation, ``loader`` → None."""
         n = name.lower()
@@ -119,7 +121,7 @@ class Roles:
 
     # ------------------------------------------------------------------ entries
     def imported_files(self) -> Set[int]:
-        if self._imported is None:
+        if self._built.get("imported") is None:
             out: Set[int] = set()
             p = self.p
             for fi, facts in enumerate(p.files):
@@ -131,15 +133,15 @@ class Roles:
                             sub = p.modmap.submodule(p.abspaths[t], imp.name, p._exists)
                             if sub is not None and sub in p.by_abspath:
                                 out.add(p.by_abspath[sub])
-            self._imported = out
-        return self._imported
+            self._built["imported"] = out
+        return self._built["imported"]
 
     def entries(self) -> List[int]:
         """Scripts: a ``__main__`` guard, or — when no project file imports it — module code
         that does something (a call statement, a loop, a ``with`` block). Library modules
         that only assign at module level (``_grad_scale = MultitypeFuncGraph(...)``) are not
         scripts, whatever their name."""
-        if self._entries is None:
+        if self._built.get("entries") is None:
             imported = self.imported_files()
             out = []
             for fi, facts in enumerate(self.p.files):
@@ -150,17 +152,8 @@ class Roles:
                     out.append(fi)
                 elif fi not in imported and _acts_at_module_level(self.p, fi):
                     out.append(fi)
-            self._entries = out
-        return self._entries
-
-    @property
-    def paths(self) -> Any:
-        """The path conditions of this project's programs (:mod:`linter.program.paths`)."""
-        if self._paths is None:
-            from linter.program.paths import PathConditions
-
-            self._paths = PathConditions(self)
-        return self._paths
+            self._built["entries"] = out
+        return self._built["entries"]
 
     def import_closure(self, fi: int) -> FrozenSet[int]:
         """``fi`` and the project files it imports, transitively (memoised)."""
@@ -187,13 +180,13 @@ class Roles:
 
     def importing_entries(self, fi: int) -> FrozenSet[int]:
         """Entry scripts whose import closure holds ``fi`` (whose module code runs ``fi``'s)."""
-        if self._importers is None:
+        if self._built.get("importers") is None:
             acc: Dict[int, Set[int]] = {}
             for e in self.entries():
                 for f in self.import_closure(e):
                     acc.setdefault(f, set()).add(e)
-            self._importers = {f: frozenset(es) for f, es in acc.items()}
-        return self._importers.get(fi, frozenset())
+            self._built["importers"] = {f: frozenset(es) for f, es in acc.items()}
+        return self._built["importers"].get(fi, frozenset())
 
     def call_entries(self, fi: int, cid: int) -> FrozenSet[int]:
         """Entry scripts that run call ``cid`` of file ``fi``: none when it sits in a branch no
@@ -217,18 +210,18 @@ class Roles:
         return False
 
     def _entry_set(self) -> FrozenSet[int]:
-        if self._entries_set is None:
-            self._entries_set = frozenset(self.entries())
-        return self._entries_set
+        if self._built.get("entries_set") is None:
+            self._built["entries_set"] = frozenset(self.entries())
+        return self._built["entries_set"]
 
     def in_program_tree(self, fi: int) -> bool:
         """Whether an entry script of the run lives in ``fi``'s folder or above it: then the
         programs that could run ``fi``'s code are known, and code none of them reaches is dead."""
-        if self._entry_dirs is None:
-            self._entry_dirs = frozenset(os.path.dirname(self.p.abspaths[e]) for e in self.entries())
+        if self._built.get("entry_dirs") is None:
+            self._built["entry_dirs"] = frozenset(os.path.dirname(self.p.abspaths[e]) for e in self.entries())
         d = os.path.dirname(self.p.abspaths[fi])
         while True:
-            if d in self._entry_dirs:
+            if d in self._built["entry_dirs"]:
                 return True
             parent = os.path.dirname(d)
             if parent == d:
@@ -422,11 +415,11 @@ class Roles:
             names = [(f.name, v)]
         else:
             names = [(p.files[k.file].classes[k.index].name, k) for k in [v] + p.subclasses(v)]
-        if self._refs is None:
-            self._refs = _reference_index(p)
+        if self._built.get("refs") is None:
+            self._built["refs"] = _reference_index(p)
         out: Set[Tuple[int, int, int]] = set()
         for name, target in names:
-            for rfi, rscope, stmt, e, key in self._refs.get(name, ()):
+            for rfi, rscope, stmt, e, key in self._built["refs"].get(name, ()):
                 if e is None:
                     # a decorated definition: `@register_model def resnet50(...)`
                     if (rfi, rscope, stmt) == _definition(p, target):
@@ -510,8 +503,8 @@ class Roles:
     def _lookup_index(self) -> Dict[Tuple[int, int], Tuple[Dict[str, int], List[Tuple[Any, Any]]]]:
         """(file, function) → (name → number of value uses, [(base, key) of each subscript]),
         callee expressions included (``models[name](...)``)."""
-        if self._lookups is not None:
-            return self._lookups
+        if self._built.get("lookups") is not None:
+            return self._built["lookups"]
         out: Dict[Tuple[int, int], Tuple[Dict[str, int], List[Tuple[Any, Any]]]] = {}
         for fi, facts in enumerate(self.p.files):
             def visit(e: Any, scope: int, depth: int = 0) -> None:
@@ -539,7 +532,7 @@ class Roles:
                 for st in walk(f.body):
                     if st[0] == "return" and st[2] is not None:
                         visit(st[2], index)
-        self._lookups = out
+        self._built["lookups"] = out
         return out
 
     def constructions(self, c: Cls) -> FrozenSet[Tuple[int, int]]:
@@ -589,7 +582,7 @@ class Roles:
         ``untyped`` for training) → the first such call it reaches. Built once, walking from
         each step call up to the entries (not from each entry to every step: a tree of many
         projects has many of both)."""
-        if self._evidence is None:
+        if self._built.get("evidence") is None:
             spec = self.spec
             out: Dict[int, Dict[str, Tuple[int, int]]] = {}
             for role in sorted(spec.steps):
@@ -607,8 +600,8 @@ class Roles:
                         mine = out.setdefault(e, {})
                         for kind in kinds:
                             mine.setdefault(kind, (sfi, cid))
-            self._evidence = out
-        return self._evidence
+            self._built["evidence"] = out
+        return self._built["evidence"]
 
     def describe_program(self, fi: int, role: str) -> str:
         """``train.py (trains: `model.train(...)` at train.py:88)`` — why a program has a role."""

@@ -1,4 +1,4 @@
-"""Stage 5 (program model): what a program trains — the objects whose parameters an optimizer
+"""What a program trains — the objects whose parameters an optimizer
 updates — and the parts objects are made of.
 
 An optimizer is built from parameters: ``nn.Momentum(net.trainable_params(), ...)``,
@@ -13,13 +13,28 @@ Which classes are optimizers and which methods read parameters is data (``rules/
 """
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Protocol, Set, Tuple
 
-from linter.compiler.build import CallPattern
+from linter.core.globs import GlobSet
+from linter.core.memo import MemoStore
 from linter.facts.ir import iter_returns
 from linter.facts.model import Expr
+from linter.index.project import Project
 from linter.index.values import Cls, Obj, Value
-from linter.match.context import MatchContext
+from linter.program.roles import Roles
+
+
+class Program(Protocol):
+    """What this module asks of the program model (:class:`linter.program.model.ProgramModel`,
+    which sits above it)."""
+
+    p: Project
+    roles: Roles
+    store: MemoStore
+
+    def calls_creating(self, globs: GlobSet) -> List[Tuple[int, int]]: ...
+
+    def entries_reaching(self, fi: int, cid: int) -> List[int]: ...
 
 Origin = Tuple[int, int]
 """(file, call) where an object was created."""
@@ -28,53 +43,52 @@ _MAX_DEPTH = 8
 _MAX_PARTS = 2000
 
 
-def trained_objects(mc: MatchContext) -> Dict[Origin, Origin]:
+def trained_objects(pm: Program) -> Dict[Origin, Origin]:
     """Every object whose parameters an optimizer of the project updates → that optimizer's
     construction (memoised per run)."""
-    return _optimizers(mc)[0]
+    return _optimizers(pm)[0]
 
 
-def _optimizers(mc: MatchContext) -> Tuple[Dict[Origin, Origin], List[Origin]]:
+def _optimizers(pm: Program) -> Tuple[Dict[Origin, Origin], List[Origin]]:
     """(trained objects → optimizer, optimizers whose parameters could not be traced)."""
-    hit = mc.__dict__.get("_trained")
+    memo = pm.store.scoped("training.optimizers")
+    hit = memo.get("trained")
     if hit is not None:
         return hit
     out: Dict[Origin, Origin] = {}
     untraced: List[Origin] = []
     by_optimizer: Dict[Origin, FrozenSet[Origin]] = {}
-    spec = mc.roles.spec
+    spec = pm.roles.spec
     if spec.optimizers:
-        pattern = CallPattern(names=None, creates=spec.optimizers)
-        for fi, cid in mc.candidates(pattern, range(len(mc.p.files))):
-            if not spec.optimizers.any(mc.created_types(fi, cid)):
-                continue
-            call = mc.p.files[fi].calls[cid]
+        for fi, cid in pm.calls_creating(spec.optimizers):
+            call = pm.p.files[fi].calls[cid]
             params = next((a for a in call.args if a.keyword == "params"), None) or \
                 next((a for a in call.args if a.keyword is None and not a.star), None)
-            owners = _owners(mc, fi, call.scope, params.value, 0, set()) if params is not None else set()
+            owners = _owners(pm, fi, call.scope, params.value, 0, set()) if params is not None else set()
             if not owners:
                 untraced.append((fi, cid))
             by_optimizer[(fi, cid)] = frozenset(owners)
             for origin in sorted(owners):
                 out.setdefault(origin, (fi, cid))
-    mc.__dict__["_trained"] = (out, untraced)
-    mc.__dict__["_trained_by_optimizer"] = by_optimizer
+    memo["trained"] = (out, untraced)
+    memo["by_optimizer"] = by_optimizer
     return out, untraced
 
 
 _PARAMETER_LISTS = ("trainable_params", "get_parameters", "parameters")
 
 
-def frozen_objects(mc: MatchContext) -> FrozenSet[Origin]:
+def frozen_objects(pm: Program) -> FrozenSet[Origin]:
     """Objects whose parameters the program freezes — ``for p in net.trainable_params():
     p.requires_grad = False`` (a pretrained backbone): the optimizer handed their parameters
     does not update them, so their layers are not part of what it trains. Memoised per run."""
-    hit = mc.__dict__.get("_frozen")
+    memo = pm.store.scoped("training.optimizers")
+    hit = memo.get("frozen")
     if hit is not None:
         return hit
     out: Set[Origin] = set()
     thawed: Set[Origin] = set()   # unfrozen again somewhere (a second fine-tuning phase): not frozen
-    p = mc.p
+    p = pm.p
     for fi, facts in enumerate(p.files):
         for a in facts.assigns:
             t = a.target
@@ -87,20 +101,20 @@ def frozen_objects(mc: MatchContext) -> FrozenSet[Origin]:
                     continue
                 c = facts.calls[it[1][1]]
                 if c.func[0] == "attr" and c.func[2] in _PARAMETER_LISTS:
-                    into.update(o.origin for o in _objects(mc, p.expand_params(p.values(fi, c.scope, c.func[1]))))
+                    into.update(o.origin for o in _objects(pm, p.expand_params(p.values(fi, c.scope, c.func[1]))))
     hit = frozenset(out - thawed)
-    mc.__dict__["_frozen"] = hit
+    memo["frozen"] = hit
     return hit
 
 
-def updated_by(mc: MatchContext, optimizer: Origin) -> FrozenSet[Origin]:
+def updated_by(pm: Program, optimizer: Origin) -> FrozenSet[Origin]:
     """The objects whose parameters the optimizer built at ``optimizer`` updates (empty when
     not an optimizer construction or its parameters cannot be traced)."""
-    _optimizers(mc)
-    return mc.__dict__["_trained_by_optimizer"].get(optimizer, frozenset())
+    _optimizers(pm)
+    return pm.store.scoped("training.optimizers")["by_optimizer"].get(optimizer, frozenset())
 
 
-def _owners(mc: MatchContext, fi: int, scope: int, e: Expr, depth: int, seen: Set[Any]) -> Set[Origin]:
+def _owners(pm: Program, fi: int, scope: int, e: Expr, depth: int, seen: Set[Any]) -> Set[Origin]:
     """Objects whose parameters expression ``e`` holds."""
     if depth > _MAX_DEPTH or not isinstance(e, tuple) or not e:
         return set()
@@ -108,62 +122,62 @@ def _owners(mc: MatchContext, fi: int, scope: int, e: Expr, depth: int, seen: Se
     if key in seen:
         return set()
     seen.add(key)
-    p = mc.p
+    p = pm.p
     tag = e[0]
     out: Set[Origin] = set()
     if tag == "call":
         c = p.files[fi].calls[e[1]]
-        if c.func[0] == "attr" and c.func[2] in mc.roles.spec.parameter_methods:
-            return {v.origin for v in _objects(mc, p.expand_params(p.values(fi, c.scope, c.func[1])))}
+        if c.func[0] == "attr" and c.func[2] in pm.roles.spec.parameter_methods:
+            return {v.origin for v in _objects(pm, p.expand_params(p.values(fi, c.scope, c.func[1])))}
         # filter(...), list(...), itertools.chain(...), a helper's result: what goes in, what it returns
         for a in c.args:
-            out |= _owners(mc, fi, c.scope, a.value, depth + 1, seen)
+            out |= _owners(pm, fi, c.scope, a.value, depth + 1, seen)
         for f, _ in p.call_targets(fi, e[1]):
             for r in iter_returns(p.files[f.file].funcs[f.index].body):
                 if r is not None:
-                    out |= _owners(mc, f.file, f.index, r, depth + 1, seen)
+                    out |= _owners(pm, f.file, f.index, r, depth + 1, seen)
         return out
-    if tag == "attr" and e[2] in mc.roles.spec.parameter_methods:
+    if tag == "attr" and e[2] in pm.roles.spec.parameter_methods:
         # `model.trainable_weights` (a property)
-        return {v.origin for v in _objects(mc, p.expand_params(p.values(fi, scope, e[1])))}
+        return {v.origin for v in _objects(pm, p.expand_params(p.values(fi, scope, e[1])))}
     if tag in ("name", "attr"):
         for sfi, sscope, sexpr, _line, _via in p.defining_exprs(fi, scope, e):
             if sexpr is not None:
-                out |= _owners(mc, sfi, sscope, sexpr, depth + 1, seen)
+                out |= _owners(pm, sfi, sscope, sexpr, depth + 1, seen)
         return out
     if tag == "seq":
         for x in e[2]:
-            out |= _owners(mc, fi, scope, x, depth + 1, seen)
+            out |= _owners(pm, fi, scope, x, depth + 1, seen)
     elif tag == "dict":
         for x in e[2]:
-            out |= _owners(mc, fi, scope, x, depth + 1, seen)
+            out |= _owners(pm, fi, scope, x, depth + 1, seen)
     elif tag == "binop":
-        out |= _owners(mc, fi, scope, e[2], depth + 1, seen) | _owners(mc, fi, scope, e[3], depth + 1, seen)
+        out |= _owners(pm, fi, scope, e[2], depth + 1, seen) | _owners(pm, fi, scope, e[3], depth + 1, seen)
     elif tag == "comp":
-        out |= _owners(mc, fi, scope, e[2], depth + 1, seen)
+        out |= _owners(pm, fi, scope, e[2], depth + 1, seen)
         for _target, it in e[3]:
-            out |= _owners(mc, fi, scope, it, depth + 1, seen)
+            out |= _owners(pm, fi, scope, it, depth + 1, seen)
     elif tag in ("star", "ifexp"):
         for x in e[1:]:
-            out |= _owners(mc, fi, scope, x, depth + 1, seen)
+            out |= _owners(pm, fi, scope, x, depth + 1, seen)
     return out
 
 
-def _objects(mc: MatchContext, vals: Iterable[Value]) -> Iterable[Obj]:
+def _objects(pm: Program, vals: Iterable[Value]) -> Iterable[Obj]:
     return [v for v in vals if isinstance(v, Obj) and v.file >= 0 and v.call >= 0]
 
 
-def parts(mc: MatchContext, origin: Origin) -> FrozenSet[Origin]:
+def parts(pm: Program, origin: Origin) -> FrozenSet[Origin]:
     """Every object ``origin`` is built from or holds, transitively: the objects passed to its
     construction (a wrapper's network) and the attributes a project class assigns (its layers)."""
-    cache: Dict[Origin, FrozenSet[Origin]] = mc.__dict__.setdefault("_parts", {})
+    cache: Dict[Origin, FrozenSet[Origin]] = pm.store.table("training.parts")
     hit = cache.get(origin)
     if hit is not None:
         return hit
     seen: Set[Origin] = set()
     todo = [origin]
     while todo and len(seen) < _MAX_PARTS:
-        for d in sorted(direct_parts(mc, todo.pop())):
+        for d in sorted(direct_parts(pm, todo.pop())):
             if d not in seen and d != origin:
                 seen.add(d)
                 todo.append(d)
@@ -172,19 +186,19 @@ def parts(mc: MatchContext, origin: Origin) -> FrozenSet[Origin]:
     return result
 
 
-def direct_parts(mc: MatchContext, origin: Origin) -> FrozenSet[Origin]:
+def direct_parts(pm: Program, origin: Origin) -> FrozenSet[Origin]:
     """The objects ``origin`` is built from (its arguments, list items included) and the
     objects its project class assigns to attributes (memoised: the mode rules ask it of every
     object a state touches)."""
-    cache: Dict[Origin, FrozenSet[Origin]] = mc.__dict__.setdefault("_direct_parts", {})
+    cache: Dict[Origin, FrozenSet[Origin]] = pm.store.table("training.direct_parts")
     hit = cache.get(origin)
     if hit is None:
-        hit = cache[origin] = frozenset(_direct_parts_uncached(mc, origin))
+        hit = cache[origin] = frozenset(_direct_parts_uncached(pm, origin))
     return hit
 
 
-def _direct_parts_uncached(mc: MatchContext, origin: Origin) -> Set[Origin]:
-    p = mc.p
+def _direct_parts_uncached(pm: Program, origin: Origin) -> Set[Origin]:
+    p = pm.p
     fi, cid = origin
     call = p.files[fi].calls[cid]
     exprs = []
@@ -193,10 +207,10 @@ def _direct_parts_uncached(mc: MatchContext, origin: Origin) -> Set[Origin]:
         if a.value[0] == "seq":
             exprs += list(a.value[2])
         elif a.value[0] == "name":
-            exprs += _list_items(mc, fi, call.scope, a.value[1])
+            exprs += _list_items(pm, fi, call.scope, a.value[1])
     out: Set[Origin] = set()
     for e in exprs:
-        out |= {v.origin for v in _objects(mc, p.expand_params(p.values(fi, call.scope, e)))}
+        out |= {v.origin for v in _objects(pm, p.expand_params(p.values(fi, call.scope, e)))}
     for v in p.callee_values(fi, cid):
         if isinstance(v, Cls):
             for klass in p.project_mro(v):
@@ -204,14 +218,14 @@ def _direct_parts_uncached(mc: MatchContext, origin: Origin) -> Set[Origin]:
                 for ids in cf.attrs.values():
                     for aid in ids:
                         a = p.files[klass.file].assigns[aid]
-                        out |= {x.origin for x in _objects(mc, p.expand_params(p.values(klass.file, a.scope, a.value)))}
+                        out |= {x.origin for x in _objects(pm, p.expand_params(p.values(klass.file, a.scope, a.value)))}
     return out
 
 
-def _list_items(mc: MatchContext, fi: int, scope: int, name: str) -> List[Any]:
+def _list_items(pm: Program, fi: int, scope: int, name: str) -> List[Any]:
     """The items of a list built in the same function (``layers = [...]``, ``layers.append(x)``,
     ``layers += [...]``, ``layers.extend([...])``) and handed to ``nn.SequentialCell(layers)``."""
-    facts = mc.p.files[fi]
+    facts = pm.p.files[fi]
     items: List[Any] = []
     for a in facts.assigns:
         if a.scope == scope and a.target[0] == "name" and a.target[1] == name and a.value[0] == "seq":
@@ -224,7 +238,7 @@ def _list_items(mc: MatchContext, fi: int, scope: int, name: str) -> List[Any]:
     return items
 
 
-def training_state(mc: MatchContext, vals: Iterable[Value], entries: Iterable[int] = ()) -> Optional[bool]:
+def training_state(pm: Program, vals: Iterable[Value], entries: Iterable[int] = ()) -> Optional[bool]:
     """True: one of the objects is trained — an optimizer that one of ``entries`` reaches (any,
     when none is given) updates it or a wrapper built from it; False: they are known objects, the
     program's optimizers are known and none updates them; None: unknown (not known objects, an
@@ -234,11 +248,11 @@ def training_state(mc: MatchContext, vals: Iterable[Value], entries: Iterable[in
     evaluation copy built by the same factory as the trained network is the same object here.
     So a network whose *part* is trained does not count — its part may be that shared factory
     product, not what this program trains."""
-    objs = list(_objects(mc, mc.p.expand_params(frozenset(vals))))
+    objs = list(_objects(pm, pm.p.expand_params(frozenset(vals))))
     if not objs:
         return None
     wanted = set(entries)
-    everyone, by_entry, untraced_entries, any_untraced = _trained_index(mc)
+    everyone, by_entry, untraced_entries, any_untraced = _trained_index(pm)
     if wanted:
         trained = sorted({t for e in wanted for t in by_entry.get(e, ())})
         untraced_here = bool(wanted & untraced_entries)
@@ -247,29 +261,30 @@ def training_state(mc: MatchContext, vals: Iterable[Value], entries: Iterable[in
         trained, untraced_here, optimizer_here = everyone, any_untraced, bool(everyone)
     trained_set = set(trained)
     for o in objs:
-        if o.origin in trained_set or any(o.origin in parts(mc, t) for t in trained):
+        if o.origin in trained_set or any(o.origin in parts(pm, t) for t in trained):
             return True
-    if wanted and not any("training" in mc.roles.entry_roles(e) for e in wanted):
+    if wanted and not any("training" in pm.roles.entry_roles(e) for e in wanted):
         return False   # no program that runs it trains anything
     if untraced_here or not optimizer_here:
         return None   # an optimizer whose parameters we cannot trace, or none we can see: unknown
     return False
 
 
-def _trained_index(mc: MatchContext) -> Tuple[List[Origin], Dict[int, List[Origin]], Set[int], bool]:
+def _trained_index(pm: Program) -> Tuple[List[Origin], Dict[int, List[Origin]], Set[int], bool]:
     """The trained objects (sorted); entry → the objects its programs' optimizers update;
     the entries reaching an optimizer whose parameters cannot be traced; whether there is one.
     Built once per run: asking every optimizer about every question costs questions ×
     optimizers on a tree of many projects."""
-    hit = mc.__dict__.get("_trained_index")
+    memo = pm.store.scoped("training.optimizers")
+    hit = memo.get("index")
     if hit is not None:
         return hit
-    owners, untraced = _optimizers(mc)
+    owners, untraced = _optimizers(pm)
     by_entry: Dict[int, List[Origin]] = {}
     for t, opt in sorted(owners.items()):
-        for e in mc.entries_reaching(*opt):
+        for e in pm.entries_reaching(*opt):
             by_entry.setdefault(e, []).append(t)
-    untraced_entries = {e for opt in untraced for e in mc.entries_reaching(*opt)}
+    untraced_entries = {e for opt in untraced for e in pm.entries_reaching(*opt)}
     hit = (sorted(owners), by_entry, untraced_entries, bool(untraced))
-    mc.__dict__["_trained_index"] = hit
+    memo["index"] = hit
     return hit

@@ -16,7 +16,7 @@ from typing import Dict, List, Sequence, TextIO, Tuple
 
 from linter.compiler.build import CompiledRule
 from linter.core.model import Diagnostic, Finding, Severity
-from linter.report.concise import error_line, finding_line
+from linter.report.common import error_line, finding_line
 
 # Characters XML 1.0 cannot carry at all (even escaped); lone surrogates cannot be encoded.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")

@@ -35,7 +35,8 @@ def progress_bar(err: TextIO, lang: str = "en") -> Tuple[Progress, Callable[[], 
     """A transient rich progress display on ``err``: one line per phase, files or rules done
     of total. Returns the tick callback and the function that removes the display."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
 
     bar = Bar(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
               TimeElapsedColumn(), console=Console(file=err), transient=True)

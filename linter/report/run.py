@@ -8,7 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, TextIO, Tuple
 
 from linter.core.model import Diagnostic, ErrorKind, Finding, Severity
-from linter.engine.run import RunResult
+from linter.engine.units import RunResult
 
 if TYPE_CHECKING:
     from linter.settings.resolve import Settings
@@ -79,7 +79,7 @@ class Report:
         return [r for r in self.settings.packs.rules if r.id in self.settings.ran]
 
     def write_errors(self, out: TextIO) -> None:
-        from linter.report.concise import error_line
+        from linter.report.common import error_line
 
         for e in self.errors:
             out.write(error_line(e) + "\n")

@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 from linter import __version__
 from linter.compiler.build import CompiledRule
-from linter.compiler.explain import HEADINGS, localized
 from linter.core.model import CellSpan, Diagnostic, Finding, Severity, Span
+from linter.report.explain import HEADINGS, localized
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/trainlint/trainlint"

@@ -11,7 +11,7 @@ from linter.core.model import Diagnostic, Finding, Severity
 from linter.report.common import hidden_info_line, related_lines
 
 if TYPE_CHECKING:
-    from linter.engine.run import RunResult
+    from linter.engine.units import RunResult
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 _ZH = {

@@ -4,20 +4,33 @@ declarative fixes, suppression, fix-all and ``source.fixAll.trainlint``, with
 from __future__ import annotations
 
 import asyncio
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from lsprotocol import types as lsp
 
 from linter.server import convert
-from linter.server.app import Shown, TrainlintServer, server
 from linter.server.engine import Folder, fixes_for, rule_of
+from linter.server.state import Feature, Shown, collector
+from linter.server.state import register as _register
+
+if TYPE_CHECKING:
+    from linter.server.app import TrainlintServer
 
 FIX_ALL_KIND = "source.fixAll.trainlint"
 
 
 # ---------------------------------------------------------------------- hover and code actions
-@server.feature(lsp.TEXT_DOCUMENT_HOVER)
-def hover(ls: TrainlintServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
+_FEATURES: List[Feature] = []
+feature = collector(_FEATURES)
+
+
+def register(server: "TrainlintServer") -> None:
+    """Register this module's handlers on ``server``."""
+    _register(server, _FEATURES)
+
+
+@feature(lsp.TEXT_DOCUMENT_HOVER)
+def hover(ls: "TrainlintServer", params: lsp.HoverParams) -> Optional[lsp.Hover]:
     shown = ls.state.shown.get(params.text_document.uri)
     if shown is None:
         return None
@@ -34,10 +47,10 @@ def hover(ls: TrainlintServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
     return None
 
 
-@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
+@feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
     code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
     resolve_provider=True))
-async def code_action(ls: TrainlintServer, params: lsp.CodeActionParams) -> List[lsp.CodeAction]:
+async def code_action(ls: "TrainlintServer", params: lsp.CodeActionParams) -> List[lsp.CodeAction]:
     uri = params.text_document.uri
     shown = ls.state.shown.get(uri)
     if shown is None:
@@ -97,8 +110,8 @@ async def code_action(ls: TrainlintServer, params: lsp.CodeActionParams) -> List
     return actions
 
 
-@server.feature(lsp.CODE_ACTION_RESOLVE)
-async def resolve_code_action(ls: TrainlintServer, action: lsp.CodeAction) -> lsp.CodeAction:
+@feature(lsp.CODE_ACTION_RESOLVE)
+async def resolve_code_action(ls: "TrainlintServer", action: lsp.CodeAction) -> lsp.CodeAction:
     data = action.data if isinstance(action.data, dict) else {}
     uri = data.get("fix_all")
     shown = ls.state.shown.get(uri) if isinstance(uri, str) else None
@@ -109,14 +122,14 @@ async def resolve_code_action(ls: TrainlintServer, action: lsp.CodeAction) -> ls
     return action
 
 
-def _resolves_edits(ls: TrainlintServer) -> bool:
+def _resolves_edits(ls: "TrainlintServer") -> bool:
     caps = ls.client_capabilities.text_document
     ca = caps.code_action if caps is not None else None
     support = ca.resolve_support if ca is not None else None
     return bool(support and "edit" in (support.properties or []))
 
 
-async def _fix_all_edit(ls: TrainlintServer, folder: Folder, shown: "Shown", uri: str,
+async def _fix_all_edit(ls: "TrainlintServer", folder: Folder, shown: "Shown", uri: str,
                         lines: convert.Lines) -> Optional[lsp.WorkspaceEdit]:
     others = {p: d[2] for p, d in ls.open_documents(folder).items() if p != shown.path}
     fixed = await asyncio.get_running_loop().run_in_executor(None, _fix_all, folder, shown, others)
@@ -136,9 +149,9 @@ def _fix_all(folder: Folder, shown: Shown, others: Dict[str, bytes]) -> Optional
     """Every safe fix of the file, in rounds as ``check --fix`` applies them: the first from the
     findings already shown for this text, each later one after linting the fixed text with the
     project around it; the other open files are context, not fixed."""
-    from linter.source.discover import display_path
+    from linter.engine.units import RunResult
     from linter.fix.run import fix_loop
-    from linter.engine.run import RunResult
+    from linter.source.discover import display_path
 
     if folder.settings is None:
         return None

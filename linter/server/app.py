@@ -14,53 +14,20 @@ import asyncio
 import logging
 import os
 import traceback
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import from_fs_path
 
 from linter import __version__
-from linter.core.model import Finding
-from linter.server import convert
-from linter.server.engine import CONFIG_NAMES, Folder, Outcome, Overrides
+from linter.server import actions, convert, handlers
+from linter.server.engine import CONFIG_NAMES, Folder, Outcome
+from linter.server.state import PYTHON_SUFFIXES, Shown, State, fs_path
 
 log = logging.getLogger("trainlint.server")
 
-PYTHON_SUFFIXES = (".py", ".pyi")
 IDLE_COLLECT_S = 2.0
-
-
-@dataclass
-class Shown:
-    """What was last published for one URI (a file, or a notebook cell)."""
-
-    path: str
-    version: Optional[int]
-    text: str
-    """The text the positions refer to."""
-    findings: List[Finding]
-    diagnostics: List[lsp.Diagnostic]
-    cell: Optional[int] = None
-    """For a notebook cell: its 1-based index among the notebook's synced cells."""
-    config_problem: str = ""
-    """For a config or rule file: the root of the folder whose settings it holds."""
-
-
-@dataclass
-class State:
-    folders: Dict[str, Folder] = field(default_factory=dict)
-    overrides: Overrides = field(default_factory=Overrides)
-    shown: Dict[str, Shown] = field(default_factory=dict)
-    dirty: Set[str] = field(default_factory=set)
-    """Folder roots with a change not linted yet."""
-    touched: Set[str] = field(default_factory=set)
-    """URIs edited since their last publish: published even when nothing changed."""
-    running: Optional[asyncio.Task] = None
-    debounce: float = 0.0
-    reported: Set[Tuple[str, str]] = field(default_factory=set)
-    """Problems already shown with window/showMessage (shown once, not on every keystroke)."""
 
 
 class TrainlintServer(LanguageServer):
@@ -114,7 +81,7 @@ class TrainlintServer(LanguageServer):
         ws = self.workspace
         in_notebooks = set()
         for nb in list(ws.notebook_documents.values()):
-            path = _path(nb.uri)
+            path = fs_path(nb.uri)
             if path is None or not folder.owns(path) or self.folder_for(path) is not folder:
                 continue
             cells = [c.document for c in nb.cells if c.kind == lsp.NotebookCellKind.Code]
@@ -124,7 +91,7 @@ class TrainlintServer(LanguageServer):
         for uri, doc in list(ws.text_documents.items()):
             if uri in in_notebooks:
                 continue
-            path = _path(uri)
+            path = fs_path(uri)
             if path is None or not path.endswith(PYTHON_SUFFIXES) or self.folder_for(path) is not folder:
                 continue
             out[path] = (uri, doc.version, doc.source.encode("utf-8", "surrogatepass"), None)
@@ -258,13 +225,6 @@ class TrainlintServer(LanguageServer):
         self.schedule_all()
 
 
-def _path(uri: str) -> Optional[str]:
-    if not uri.startswith("file:"):
-        return None
-    p = to_fs_path(uri)
-    return os.path.abspath(p) if p else None
-
-
 def _notebook_json(texts: List[str]) -> bytes:
     """An ``.ipynb`` of the synced code cells, in order (the engine reads notebooks as files)."""
     import json
@@ -275,13 +235,16 @@ def _notebook_json(texts: List[str]) -> bytes:
     return json.dumps(nb).encode("utf-8")
 
 
-server = TrainlintServer()
+def build_server() -> TrainlintServer:
+    """A server with every handler registered (a fresh one each call)."""
+    server = TrainlintServer()
+    handlers.register(server)
+    actions.register(server)
+    return server
 
 
 def serve() -> int:
     """Run the server on stdin/stdout until the client says exit."""
-    from linter.server import actions, handlers  # noqa: F401  (their features register on `server`)
-
     logging.basicConfig(level=logging.WARNING, format="trainlint-server %(levelname)s: %(message)s")
-    server.start_io()
+    build_server().start_io()
     return 0

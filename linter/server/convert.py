@@ -186,7 +186,7 @@ def overlaps(r: lsp.Range, other: lsp.Range) -> bool:
 
 def hover_markdown(rule: Any, packs: Any, lang: str, message: str) -> str:
     """The rule's explain text (what, why, fix) under the finding's message."""
-    from linter.compiler.explain import HEADINGS, localized
+    from linter.report.explain import HEADINGS, localized
 
     h = HEADINGS.get(lang, HEADINGS["en"])
     out = [f"**{rule.id}** `{rule.name}`: {localized(rule.title, lang)}", "", message, ""]

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from linter.core.model import Diagnostic, ErrorKind, Finding
-from linter.engine.run import Probes, Unit, parse_unit, run_project, too_large
+from linter.engine.probes import Probes
+from linter.engine.run import run_project
+from linter.facts.parse_file import Unit, parse_unit, too_large
 
 CONFIG_NAMES = ("pyproject.toml", "trainlint.toml")
 
@@ -196,8 +198,8 @@ class Folder:
 
     def _lint(self, docs: Dict[str, bytes]) -> Outcome:
         from linter.api import _root
-        from linter.source.discover import display_path
         from linter.report.run import Report
+        from linter.source.discover import display_path
 
         st = self.settings
         for gone in [p for p in self._parsed if p not in docs]:

@@ -5,18 +5,32 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import TYPE_CHECKING, List
 
 from lsprotocol import types as lsp
 
-from linter.server.app import PYTHON_SUFFIXES, TrainlintServer, _path, server
 from linter.server.engine import CONFIG_NAMES, Overrides
+from linter.server.state import PYTHON_SUFFIXES, Feature, collector, fs_path
+from linter.server.state import register as _register
+
+if TYPE_CHECKING:
+    from linter.server.app import TrainlintServer
+
+_FEATURES: List[Feature] = []
+feature = collector(_FEATURES)
+
+
+def register(server: "TrainlintServer") -> None:
+    """Register this module's handlers on ``server``."""
+    _register(server, _FEATURES)
+
 
 log = logging.getLogger("trainlint.server")
 
 
 # ---------------------------------------------------------------------- lifecycle and settings
-@server.feature(lsp.INITIALIZE)
-def initialize(ls: TrainlintServer, params: lsp.InitializeParams) -> None:
+@feature(lsp.INITIALIZE)
+def initialize(ls: "TrainlintServer", params: lsp.InitializeParams) -> None:
     opts = params.initialization_options
     try:
         ls.state.overrides = Overrides.from_json(opts)
@@ -26,13 +40,13 @@ def initialize(ls: TrainlintServer, params: lsp.InitializeParams) -> None:
         ls.state.debounce = max(0.0, float(opts["debounce_ms"]) / 1000)
     folders = [f.uri for f in params.workspace_folders or []] or ([params.root_uri] if params.root_uri else [])
     for uri in folders:
-        path = _path(uri)
+        path = fs_path(uri)
         if path is not None:
             ls.add_folder(path)
 
 
-@server.feature(lsp.INITIALIZED)
-async def initialized(ls: TrainlintServer, params: lsp.InitializedParams) -> None:
+@feature(lsp.INITIALIZED)
+async def initialized(ls: "TrainlintServer", params: lsp.InitializedParams) -> None:
     caps = ls.client_capabilities.workspace
     watch = caps is not None and caps.did_change_watched_files is not None and \
         caps.did_change_watched_files.dynamic_registration
@@ -47,8 +61,8 @@ async def initialized(ls: TrainlintServer, params: lsp.InitializedParams) -> Non
             log.info("file watching not registered: %s", exc)
 
 
-@server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-async def did_change_configuration(ls: TrainlintServer, params: lsp.DidChangeConfigurationParams) -> None:
+@feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: "TrainlintServer", params: lsp.DidChangeConfigurationParams) -> None:
     settings = params.settings
     if not (isinstance(settings, dict) and settings):
         caps = ls.client_capabilities.workspace
@@ -65,23 +79,23 @@ async def did_change_configuration(ls: TrainlintServer, params: lsp.DidChangeCon
     ls.reload()
 
 
-@server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-def did_change_folders(ls: TrainlintServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
+@feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+def did_change_folders(ls: "TrainlintServer", params: lsp.DidChangeWorkspaceFoldersParams) -> None:
     for f in params.event.removed or []:
-        path = _path(f.uri)
+        path = fs_path(f.uri)
         if path is not None:
             ls.state.folders.pop(os.path.abspath(path), None)
     for f in params.event.added or []:
-        path = _path(f.uri)
+        path = fs_path(f.uri)
         if path is not None:
             ls.add_folder(path)
     ls.schedule_all()
 
 
-@server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-def did_change_watched(ls: TrainlintServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+@feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched(ls: "TrainlintServer", params: lsp.DidChangeWatchedFilesParams) -> None:
     for change in params.changes:
-        path = _path(change.uri)
+        path = fs_path(change.uri)
         if path is None:
             continue
         for f in ls.state.folders.values():
@@ -91,45 +105,45 @@ def did_change_watched(ls: TrainlintServer, params: lsp.DidChangeWatchedFilesPar
 
 
 # ---------------------------------------------------------------------- documents
-@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
-def did_open(ls: TrainlintServer, params: lsp.DidOpenTextDocumentParams) -> None:
-    ls.schedule(_path(params.text_document.uri), params.text_document.uri)
+@feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: "TrainlintServer", params: lsp.DidOpenTextDocumentParams) -> None:
+    ls.schedule(fs_path(params.text_document.uri), params.text_document.uri)
 
 
-@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
-def did_change(ls: TrainlintServer, params: lsp.DidChangeTextDocumentParams) -> None:
+@feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: "TrainlintServer", params: lsp.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     nb = ls.workspace.get_notebook_document(cell_uri=uri)
-    ls.schedule(_path(nb.uri if nb is not None else uri), uri)
+    ls.schedule(fs_path(nb.uri if nb is not None else uri), uri)
 
 
-@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
-def did_save(ls: TrainlintServer, params: lsp.DidSaveTextDocumentParams) -> None:
-    path = _path(params.text_document.uri)
+@feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: "TrainlintServer", params: lsp.DidSaveTextDocumentParams) -> None:
+    path = fs_path(params.text_document.uri)
     if path is not None and (os.path.basename(path) in CONFIG_NAMES or path.endswith((".yaml", ".yml"))):
         ls.schedule_all()   # a config or rule file saved: the stamps reload what changed
     else:
         ls.schedule(path)
 
 
-@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
-def did_close(ls: TrainlintServer, params: lsp.DidCloseTextDocumentParams) -> None:
+@feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: "TrainlintServer", params: lsp.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.clear(uri)
-    path = _path(uri)
+    path = fs_path(uri)
     if path is not None and path.endswith(PYTHON_SUFFIXES):
         ls.schedule(path)   # its text on disk is now the others' context
 
 
-@server.feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
-def nb_open(ls: TrainlintServer, params: lsp.DidOpenNotebookDocumentParams) -> None:
+@feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
+def nb_open(ls: "TrainlintServer", params: lsp.DidOpenNotebookDocumentParams) -> None:
     for c in params.notebook_document.cells:
         ls.state.touched.add(c.document)
-    ls.schedule(_path(params.notebook_document.uri))
+    ls.schedule(fs_path(params.notebook_document.uri))
 
 
-@server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
-def nb_change(ls: TrainlintServer, params: lsp.DidChangeNotebookDocumentParams) -> None:
+@feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def nb_change(ls: "TrainlintServer", params: lsp.DidChangeNotebookDocumentParams) -> None:
     ch = params.change.cells
     if ch is not None:
         for t in ch.text_content or []:
@@ -137,16 +151,16 @@ def nb_change(ls: TrainlintServer, params: lsp.DidChangeNotebookDocumentParams) 
         if ch.structure is not None:
             for c in ch.structure.did_close or []:
                 ls.clear(c.uri)
-    ls.schedule(_path(params.notebook_document.uri))
+    ls.schedule(fs_path(params.notebook_document.uri))
 
 
-@server.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
-def nb_save(ls: TrainlintServer, params: lsp.DidSaveNotebookDocumentParams) -> None:
-    ls.schedule(_path(params.notebook_document.uri))
+@feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
+def nb_save(ls: "TrainlintServer", params: lsp.DidSaveNotebookDocumentParams) -> None:
+    ls.schedule(fs_path(params.notebook_document.uri))
 
 
-@server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
-def nb_close(ls: TrainlintServer, params: lsp.DidCloseNotebookDocumentParams) -> None:
+@feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def nb_close(ls: "TrainlintServer", params: lsp.DidCloseNotebookDocumentParams) -> None:
     for c in params.cell_text_documents:
         ls.clear(c.uri)
-    ls.schedule(_path(params.notebook_document.uri))
+    ls.schedule(fs_path(params.notebook_document.uri))

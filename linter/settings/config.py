@@ -14,7 +14,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-
 FRAMEWORKS = ("mindspore", "pytorch", "tensorflow")
 FORMATS = ("rich", "concise", "json", "sarif", "github", "junit")
 LANGS = ("en", "zh")

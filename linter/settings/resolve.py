@@ -6,14 +6,14 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence
 
+from linter.core.model import Severity
 from linter.engine.packs import RulePacks, load_packs_cached
+from linter.engine.units import Options
 from linter.settings.config import Config, ConfigError, find_config, load_config
+from linter.settings.installed import parse_target, resolve
+from linter.settings.selection import Layer, ids_matching, known_selector, selected_ids
 from linter.source.discover import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, Walk
 from linter.source.gitignore import compile_pattern
-from linter.core.model import Severity
-from linter.engine.run import Options
-from linter.settings.selection import Layer, ids_matching, known_selector, selected_ids
-from linter.settings.installed import parse_target, resolve
 
 
 class RuleErrors(Exception):
@@ -176,6 +176,6 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
 
 
 def _megabytes(mb: Optional[float]) -> int:
-    from linter.engine.run import DEFAULT_MAX_FILE_SIZE
+    from linter.facts.parse_file import DEFAULT_MAX_FILE_SIZE
 
     return DEFAULT_MAX_FILE_SIZE if mb is None else int(mb * 1024 * 1024)

@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterable, List, Optional, Sequence, Set, Tuple
 
-from linter.source.gitignore import IgnoreFile, IgnoreStack, outer_gitignores, read_gitignore
 from linter.core.model import Diagnostic, ErrorKind
+from linter.source.gitignore import IgnoreFile, IgnoreStack, outer_gitignores, read_gitignore
 
 DEFAULT_INCLUDE: Tuple[str, ...] = ("*.py", "*.ipynb")
 # Directories that hold no first-party training code; skipped when walking (not when named).

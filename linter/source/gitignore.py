@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 
-
 def _git_pattern() -> Any:
     """pathspec's gitignore pattern class, imported on the first pattern (11 ms: a one-file check
     with no exclude patterns never needs it)."""

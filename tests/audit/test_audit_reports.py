@@ -17,7 +17,7 @@ from linter.audit.render_markdown import write_markdown
 from linter.audit.render_text import write_rich
 from linter.audit.spec import AuditSpecError, load_audit_spec
 from linter.cli import main
-from linter.engine.run import Options
+from linter.engine.units import Options
 from tests.conftest import ROOT, builtin_packs
 
 ZOO = os.path.join("tests", "audit", "zoo")

@@ -13,7 +13,7 @@ import pytest
 from linter.audit.run import audit_path
 from linter.audit.model import STATUSES
 from linter.cli import main
-from linter.engine.run import Options
+from linter.engine.units import Options
 from linter.testing import expected_marks
 from tests.conftest import ROOT, builtin_packs
 

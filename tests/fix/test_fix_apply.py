@@ -14,7 +14,7 @@ from linter.fix.apply import Fix, apply, unified_diff
 from linter.fix.edits import TextEdit
 from linter.fix.run import fix_loop
 from linter.core.model import Finding, Severity, Span
-from linter.engine.run import Options
+from linter.engine.units import Options
 from linter.testing import fix_sources
 
 

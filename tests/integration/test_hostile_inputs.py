@@ -185,18 +185,19 @@ def test_a_parser_process_that_dies_loses_only_its_file(tree, monkeypatch) -> No
     """A crash inside the native parser kills the worker process: the file is reported, the
     other files of its batch are parsed again in fresh processes, and the run goes on."""
     import linter.facts.batch as parse_mod
+    import linter.facts.worker as worker_mod
 
     for i in range(6):
         write_bytes(tree, f"more/m{i}.py", BAD.encode())
     write_bytes(tree, "killer.py", b"x = 1\n")
-    real = parse_mod.parse_bytes
+    real = worker_mod.parse_bytes
 
     def fragile(path, data):
         if path.endswith("killer.py"):
             os._exit(70)             # what a segfault in native code looks like from outside
         return real(path, data)
 
-    monkeypatch.setattr(parse_mod, "parse_bytes", fragile)
+    monkeypatch.setattr(worker_mod, "parse_bytes", fragile)   # what the workers run
     monkeypatch.setattr(parse_mod, "PARALLEL_MIN_BYTES", 0)
     code, doc, _ = lint(tree, "--jobs", "2")
     (e,) = only(doc, "killer.py")

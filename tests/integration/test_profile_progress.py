@@ -11,7 +11,7 @@ import pytest
 from linter.api import check_paths
 from linter.cli import main
 from linter.engine.packs import load_packs
-from linter.engine.run import Options
+from linter.engine.units import Options
 from linter.report.progress import wants_progress
 from linter.core.observer import Observer
 

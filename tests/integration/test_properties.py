@@ -22,7 +22,9 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from linter.api import VIRTUAL_ROOT
 from linter.engine.packs import load_packs
 from linter.core.model import ErrorKind
-from linter.engine.run import Options, Unit, parse_unit, run
+from linter.engine.run import run
+from linter.engine.units import Options
+from linter.facts.parse_file import Unit, parse_unit
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETTINGS = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,7 +5,7 @@ import textwrap
 
 from linter.api import check_sources
 from linter.engine.packs import load_packs
-from linter.engine.run import Options
+from linter.engine.units import Options
 from tests.conftest import lint
 
 RULE = """\
@@ -631,23 +631,23 @@ def test_a_site_a_flow_rule_trips_on_costs_that_site_only(monkeypatch) -> None:
     file) — not the whole run's findings, and it is not re-run file by file (which costs the
     whole project once per file: minutes on a many-project tree)."""
     import linter.match.flow as flow
-    from linter.match.context import MatchContext
+    import linter.match.pattern as pattern_mod
 
     collected = []
     orig_collect = flow.StateFlow._collect_events
-    orig_match = MatchContext.match
+    orig_match = pattern_mod.match_call
 
     def counting(self):
         collected.append(self.rule.id)
         return orig_collect(self)
 
-    def tripping(self, pattern, fi, cid, framework=None):
-        if self.p.files[fi].path == "bad.py":
+    def tripping(mc, pattern, fi, cid, framework=None):
+        if mc.p.files[fi].path == "bad.py":
             raise RecursionError("synthetic")
-        return orig_match(self, pattern, fi, cid, framework=framework)
+        return orig_match(mc, pattern, fi, cid, framework)
 
     monkeypatch.setattr(flow.StateFlow, "_collect_events", counting)
-    monkeypatch.setattr(MatchContext, "match", tripping)
+    monkeypatch.setattr(pattern_mod, "match_call", tripping)
     res = lint({"train.py": _STEP_WITHOUT_SET_TRAIN, "bad.py": "from mindspore import nn\nnet = nn.Dense(2, 2)\nnet.set_train()\n",
                 "other.py": "x = 1\n"}, select="API201")
     assert [(f.rule, f.path) for f in res.findings] == [("API201", "train.py")]

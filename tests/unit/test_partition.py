@@ -1,4 +1,4 @@
-"""A many-project tree is checked project by project (linter/engine/projects.py): where it splits,
+"""A many-project tree is checked project by project (linter/program/projects.py finds the projects, linter/engine/projects.py checks them): where it splits,
 that shared files are still judged with the programs that run them, that each project's
 memory is released, and that the answers do not depend on the job count."""
 from __future__ import annotations
@@ -13,7 +13,8 @@ import pytest
 from linter.engine import projects as partition_stage
 from linter.api import discover_units
 from linter.engine.packs import load_packs
-from linter.engine.projects import partition
+from linter.program import projects as program_projects
+from linter.program.projects import partition
 from tests.integration.test_cli import run
 
 TRAIN = """\
@@ -97,7 +98,7 @@ def test_shared_files_are_judged_with_the_projects_that_import_them(tmp_path, mo
     assert "a/train.py" in msg
 
     # the same tree checked as one project says the same
-    monkeypatch.setattr(partition_stage, "partition", lambda units, spec: [partition_stage.Group("", "", list(units))])
+    monkeypatch.setattr(program_projects, "partition", lambda units, spec: [program_projects.Group("", "", list(units))])
     whole = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "1", ".", cwd=str(root))
     assert json.loads(whole[1])["findings"] == json.loads(out)["findings"]
 

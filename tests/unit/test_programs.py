@@ -8,17 +8,21 @@ from typing import Dict, List, Tuple
 
 from linter.api import VIRTUAL_ROOT, check_sources
 from linter.engine.packs import load_packs
-from linter.program.roles import Roles
+from linter.program.model import ProgramModel
 from linter.match.context import MatchContext
+from linter.match.pattern import new_context
 from linter.program.training import trained_objects, training_state
-from linter.engine.run import Options, Probes, Unit, link, parse_unit
+from linter.engine.probes import Probes
+from linter.engine.run import link
+from linter.engine.units import Options
+from linter.facts.parse_file import Unit, parse_unit
 from tests.conftest import builtin_packs
 from tests.unit.test_index import project
 
 
 def context(files: Dict[str, str]) -> MatchContext:
     p = project(files)
-    return MatchContext(p, Roles(p, builtin_packs().roles), {})
+    return new_context(ProgramModel(p, builtin_packs().roles), {})
 
 
 def fid(mc: MatchContext, path: str) -> int:
@@ -165,12 +169,12 @@ TRAINED = {
 def test_trained_objects_follow_helpers_comprehensions_and_wrappers() -> None:
     mc = context(TRAINED)
     fi = fid(mc, "train.py")
-    assert [mc.p.files[o[0]].calls[o[1]].line for o in trained_objects(mc)] == [11]   # the WithLossCell
+    assert [mc.p.files[o[0]].calls[o[1]].line for o in trained_objects(mc.program)] == [11]   # the WithLossCell
     states = []
     for line in (13, 14, 15):
         cfi, cid = call_at(mc, "train.py", line)
         call = mc.p.files[cfi].calls[cid]
-        states.append(training_state(mc, mc.p.values(cfi, call.scope, call.args[0].value), [fi]))
+        states.append(training_state(mc.program, mc.p.values(cfi, call.scope, call.args[0].value), [fi]))
     # the network inside the trained wrapper; an evaluation copy; an unknown object
     assert states == [True, False, None]
 
@@ -181,7 +185,7 @@ def test_untraceable_optimizer_parameters_leave_the_state_unknown() -> None:
     mc = context(files)
     cfi, cid = call_at(mc, "train.py", 14)
     call = mc.p.files[cfi].calls[cid]
-    assert training_state(mc, mc.p.values(cfi, call.scope, call.args[0].value), [cfi]) is None
+    assert training_state(mc.program, mc.p.values(cfi, call.scope, call.args[0].value), [cfi]) is None
 
 
 RULE = """\
@@ -269,7 +273,8 @@ def test_same_call_in_exclusive_branches_is_one_finding() -> None:
 
 
 def test_optimizer_subclasses_are_candidates_for_creates() -> None:
-    from linter.compiler.build import CallPattern, GlobSet
+    from linter.compiler.build import CallPattern
+    from linter.core.globs import GlobSet
 
     mc = context({"m.py": """
         from mindspore import nn
@@ -555,7 +560,7 @@ def test_configuration_files_are_read_like_module_constants() -> None:
         parse_unit(u, text.encode())
         units.append(u)
     _present, p, _errors = link(units, builtin_packs(), Options(), Probes(configs), read_context=False)
-    mc = MatchContext(p, Roles(p, builtin_packs().roles), {})
+    mc = new_context(ProgramModel(p, builtin_packs().roles), {})
     fi, cid = call_at(mc, "train.py", 4)
     call = p.files[fi].calls[cid]
     vals, known = p.constants(fi, call.scope, call.args[0].value)

@@ -21,7 +21,7 @@ from linter import __version__
 from linter.api import check_sources
 from linter.engine.packs import RulePacks
 from linter.core.model import CellSpan, Diagnostic, ErrorKind, Finding, Severity, Span
-from linter.engine.run import Options, RunResult
+from linter.engine.units import Options, RunResult
 from linter.report import concise, github, junit, sarif
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

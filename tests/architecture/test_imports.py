@@ -1,0 +1,81 @@
+"""The architecture holds: no import cycle among trainlint's modules (function-level imports
+included, annotation-only ones not), and the import-linter contracts in pyproject.toml pass
+(`lint-imports`, also run by .ci/run)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Dict, List, Set
+
+import pytest
+
+from tests.conftest import ROOT
+
+grimp = pytest.importorskip("grimp", reason="import-linter (grimp) is in the test extra")
+
+
+def cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: Dict[str, int] = {}
+    low: Dict[str, int] = {}
+    stack: List[str] = []
+    on: Set[str] = set()
+    out: List[List[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles() -> None:
+    g = grimp.build_graph("linter", include_external_packages=False, exclude_type_checking_imports=True)
+    graph = {m: set(g.find_modules_directly_imported_by(m)) for m in g.modules}
+    found = cycles(graph)
+    assert found == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_import_contracts_hold() -> None:
+    exe = os.path.join(os.path.dirname(sys.executable), "lint-imports")
+    if not os.path.exists(exe):
+        pytest.skip("lint-imports is not installed (pip install '.[test]')")
+    proc = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "0 broken" in proc.stdout
