@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional, TextIO
 FORMATS = ("rich", "markdown", "html", "json")
 
 
-def add_parser(sub: "argparse._SubParsersAction", epilog_format: type) -> None:
+def add_parser(sub: "argparse._SubParsersAction", epilog_format: Any) -> None:
     a = sub.add_parser(
         "audit", help="fill in the accuracy checklist for every project of a repository",
         description="Find the projects in PATH (entry scripts train/eval/infer/predict/main and what they import) and "

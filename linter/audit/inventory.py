@@ -134,7 +134,7 @@ def _target_api(tables: Any, section: str, kind: str, framework: str, source_api
     dim = re.search(r"[123]d$", last)
     quals = [q for q in tables.apis_of(section, kind) if q.startswith(_ROOTS[framework])]
     quals.sort(key=lambda q: (q.rsplit(".", 1)[-1].lower() != last,
-                              bool(dim) and not q.lower().endswith(dim.group(0)),
+                              dim is not None and not q.lower().endswith(dim.group(0)),
                               not q.startswith(_PREFERRED[framework]), ".mint." in q))
     return quals[0] if quals else None
 

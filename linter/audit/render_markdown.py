@@ -82,9 +82,9 @@ def _project(out: TextIO, p: ProjectResult, lang: str) -> None:
             lines.append(f"- ❌ `{f.path}:{f.span.line}` {f.rule} ({f.severity.value}): {cell(f.message)}")
         for e in it.evidence:
             lines.append(f"- `{e.path}:{e.line}` {e.note}: {code(e.text)}")
-        for f in it.facts:
-            d = f" {label('default', lang)}" if f.defaulted else ""
-            lines.append(f"- {f.name} = `{f.value}`{d} (`{f.path}:{f.line}`)")
+        for fact in it.facts:
+            d = f" {label('default', lang)}" if fact.defaulted else ""
+            lines.append(f"- {fact.name} = `{fact.value}`{d} (`{fact.path}:{fact.line}`)")
         if it.status == MANUAL or (it.status == FOUND and not it.findings):
             lines.append(f"- {label('how_to_check', lang)}: {it.how_to_check}")
         if it.reason and it.status != NOT_APPLICABLE:

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import Any, TextIO
 
 EXIT_CLEAN, EXIT_MISMATCH, EXIT_ERROR = 0, 1, 2
 FORMATS = ("rich", "markdown", "json")
 
 
-def add_parser(sub: "argparse._SubParsersAction", epilog_format: type) -> None:
+def add_parser(sub: "argparse._SubParsersAction", epilog_format: Any) -> None:
     """The ``compare`` subcommand's options (registered by :mod:`linter.cli`)."""
     c = sub.add_parser(
         "compare", help="compare a migrated training script with its reference",

@@ -84,7 +84,7 @@ def _sort_key(row: Row) -> tuple:
     section = row.key.split(".", 1)[0].split("[", 1)[0]
     order = _SECTION_ORDER.index(section) if section in _SECTION_ORDER else len(_SECTION_ORDER)
     fact = row.reference or row.new
-    return (VERDICTS.index(row.verdict), order, (row.reference or row.new).order if fact else 0, row.key)
+    return (VERDICTS.index(row.verdict), order, fact.order if fact is not None else 0, row.key)
 
 
 def compare_profiles(ref: Profile, new: Profile, tables: Tables, lang: str = "en") -> Comparison:

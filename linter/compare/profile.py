@@ -460,7 +460,7 @@ class Extractor:
         if site.entry.qual in ("keras.Model.fit",):
             return [TRAINING]
         ctx = self.side.roles.pipeline_context(site.fi, site.cid)
-        roles = [r for r in (TRAINING, EVALUATION) if r in ctx]
+        roles: List[Optional[str]] = [r for r in (TRAINING, EVALUATION) if r in ctx]
         return roles or [None]
 
     def _data(self) -> None:

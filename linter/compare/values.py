@@ -14,7 +14,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from linter.compare.load import Side
 from linter.compare.model import Symbol, Val
@@ -549,7 +549,7 @@ def _distinct(vals: List[Any]) -> List[Any]:
 
 def object_types(side: Side, fi: int, scope: int, e: Expr) -> FrozenSet[str]:
     """Qualified types of the objects an expression may hold (``isinstance`` questions)."""
-    out = set()
+    out: Set[str] = set()
     for v in side.project.values(fi, scope, e):
         if isinstance(v, Obj) and isinstance(v.type, Ext):
             out.update(side.project.apis.mro(v.type.qual))

@@ -587,10 +587,10 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
                 unsafe_fixed = tuple(sorted(ex["unsafe_fixed"].items())) if "unsafe_fixed" in ex else None
             if (fixed or unsafe_fixed) and not fixes:
                 raise b.fail(["examples", kind_name, i], "`fixed`/`unsafe_fixed` given but the rule has no `fix`")
-            names = {p for p, _ in files}
-            for p, _ in (fixed or ()) + (unsafe_fixed or ()):
-                if p not in names:
-                    raise b.fail(["examples", kind_name, i], f"fixed file {p!r} is not one of the example's files")
+            names = {path for path, _ in files}
+            for path, _ in (fixed or ()) + (unsafe_fixed or ()):
+                if path not in names:
+                    raise b.fail(["examples", kind_name, i], f"fixed file {path!r} is not one of the example's files")
             examples.append(Example(files, kind_name, i, doc.line_of(["examples", kind_name, i]), fixed, unsafe_fixed))
     return CompiledRule(
         id=data["id"], name=data["name"], checklist=data["checklist"], framework=data["framework"],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Dict, List, Optional, Sequence, Set, Tuple
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 
@@ -82,7 +82,7 @@ class FixSpec:
         return self.applicability == "safe"
 
 
-def compile_fixes(builder: Any, node: Any, kind: str, data_keys: Set[str]) -> Tuple[FixSpec, ...]:
+def compile_fixes(builder: Any, node: Any, kind: str, data_keys: AbstractSet[str]) -> Tuple[FixSpec, ...]:
     """``node`` is the rule's ``fix`` value (one object or a list of variants)."""
     items = node if isinstance(node, list) else [node]
     prefix = ["fix"]

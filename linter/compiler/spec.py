@@ -8,7 +8,7 @@ not a silently ignored option.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, Sequence
 
 CHECKLIST_IDS = (
     "ds.01", "ds.02", "ds.03", "ds.04", "dp.01", "dp.02", "dp.03", "dp.04", "dp.05",
@@ -19,7 +19,7 @@ FRAMEWORKS = ("mindspore", "pytorch", "tensorflow")
 SEVERITIES = ("error", "warning", "info")
 
 
-def _obj(props: Dict[str, Any], required: List[str] = (), desc: str = "", **extra: Any) -> Dict[str, Any]:
+def _obj(props: Dict[str, Any], required: Sequence[str] = (), desc: str = "", **extra: Any) -> Dict[str, Any]:
     out: Dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
     if required:
         out["required"] = list(required)

@@ -174,6 +174,6 @@ class Cache:
             os.replace(tmp, path)
         except OSError:
             try:
-                os.unlink(tmp)  # type: ignore[possibly-undefined]
+                os.unlink(tmp)
             except (OSError, NameError):
                 pass

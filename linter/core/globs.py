@@ -16,7 +16,8 @@ class Regex:
     __slots__ = ("pattern", "flags", "_re")
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
-        self.pattern, self.flags, self._re = pattern, flags, None
+        self.pattern, self.flags = pattern, flags
+        self._re: Optional["re.Pattern[str]"] = None
 
     def __reduce__(self) -> Any:
         return (Regex, (self.pattern, self.flags))

@@ -30,7 +30,7 @@ def load_units(units: Sequence[Unit], options: Options, phase: str = "parse") ->
             u.data = None
             continue
         todo.append(u)
-        items.append((u.path, u.data))
+        items.append((u.path, u.data or b""))
     obs = options.observer
     tick = (lambda done: obs.tick(phase, done, len(items))) if obs is not None and obs.progress is not None \
         and items else None

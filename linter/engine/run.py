@@ -108,7 +108,7 @@ def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional
             st.detail = f"{len(units) - before:,} imported or entry file{'s' if len(units) - before != 1 else ''}"
     present = [u for u in units if u.facts is not None]
     with obs.stage("index"):
-        project = Project([u.facts for u in present], [u.abspath for u in present], [u.root for u in present],
+        project = Project([u.facts for u in present if u.facts is not None], [u.abspath for u in present], [u.root for u in present],
                           packs.apis, exists=probes.isfile if read_context or probes._memory is not None else None,
                           read=probes.read, listdir=probes.listdir)
     return present, project, errors

@@ -193,7 +193,9 @@ class _Extractor:
         f.defs[name] = f.defs.get(name, ()) + (aid,)
         return aid
 
-    def _bind_target(self, target: cst.BaseExpression, value: Expr) -> List[int]:
+    def _bind_target(self, target: Any, value: Expr) -> List[int]:
+        """``target`` is a ``cst.BaseExpression`` (typed loosely: it is tested by exact type, the
+        fast check here, which the type checker does not narrow)."""
         t = type(target)
         if t is cst.Name:
             return [self._bind_name(target.value, value)]
@@ -733,7 +735,7 @@ class _Extractor:
             kind = "dict"
         else:
             elt = self.expr(node.elt)
-            kind = {cst.ListComp: "list", cst.SetComp: "set"}.get(type(node), "generator")
+            kind = "list" if type(node) is cst.ListComp else "set" if type(node) is cst.SetComp else "generator"
         f.env = saved
         return ("comp", kind, elt, tuple(gens))
 

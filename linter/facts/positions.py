@@ -9,7 +9,7 @@ the same (stable since libcst 0.3) hooks ``PositionProvider`` is built on.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Optional, Tuple, cast
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -24,8 +24,8 @@ class _NullContext:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, *exc: object) -> bool:
-        return False
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 _NULL = _NullContext()
@@ -46,13 +46,12 @@ class _Record:
         self.line = self.state.line
         self.column = self.state.column
 
-    def __exit__(self, *exc: object) -> bool:
+    def __exit__(self, *exc: object) -> None:
         st = self.state
         st.positions[self.key] = (self.line, self.column, st.line, st.column)
-        return False
 
 
-class _PositionState(CodegenState):  # type: ignore[misc]
+class _PositionState(CodegenState):
     __slots__ = ("line", "column", "positions", "wanted")
 
     def __init__(self, module: cst.Module, wanted: FrozenSet[type]) -> None:
@@ -105,19 +104,18 @@ class _FullRecord(_Record):
 
     def __init__(self, state: "_FullState", node: cst.CSTNode, start_node: Optional[cst.CSTNode],
                  end_node: Optional[cst.CSTNode]) -> None:
-        super().__init__(state, id(node))  # type: ignore[arg-type]
+        super().__init__(state, id(node))
         self.node = node
         self.start_node = start_node
         self.end_node = end_node
 
-    def __exit__(self, *exc: object) -> bool:
-        st: _FullState = self.state  # type: ignore[assignment]
+    def __exit__(self, *exc: object) -> None:
+        st = cast(_FullState, self.state)
         pos = st.positions
         start = (self.line, self.column) if self.start_node is None else pos[id(self.start_node)][:2]
         end = (st.line, st.column) if self.end_node is None else pos[id(self.end_node)][2:]
         pos[self.key] = start + end
         st.nodes[self.key] = self.node
-        return False
 
 
 class _FullState(_PositionState):

@@ -84,7 +84,7 @@ class SourceFile:
     def __init__(self, text: str, parsed: Optional[str] = None) -> None:
         self.text = text
         self.partial = parsed is not None and parsed != text
-        self.module = cst.parse_module(parsed if self.partial else text)
+        self.module = cst.parse_module(parsed if parsed is not None and self.partial else text)
         self.pos = _Ranges(self.module)
         self.line_starts = line_starts(text)
         self.newline = self.module.default_newline

@@ -110,7 +110,7 @@ def annotate(result: RunResult, rules: Sequence[CompiledRule], lang: str = "en",
         if text is None or path.endswith(".ipynb"):
             continue
         key = _annotate_key(cache, rules_key, lang, path, text, findings)
-        planned = cache.get("fixes", "v1", key) if key else None
+        planned = cache.get("fixes", "v1", key) if key and cache is not None else None
         if isinstance(planned, list) and len(planned) == len(findings):
             done.append((findings, planned))
         else:

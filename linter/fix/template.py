@@ -8,7 +8,7 @@ becomes ``0.9``, printed without float noise.
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional, Union
+from typing import Dict, Optional, Union, cast
 
 import libcst as cst
 
@@ -109,7 +109,7 @@ def render_expression(template: str, values: Dict[str, str]) -> str:
         node = cst.parse_expression(text)
     except Exception:
         raise TemplateError(f"{text!r} is not a Python expression") from None
-    node = _strip_outer(node.visit(_Fold()))
+    node = _strip_outer(cast(cst.BaseExpression, node.visit(_Fold())))
     return cst.Module([]).code_for_node(node)
 
 
@@ -121,4 +121,4 @@ def render_statement(template: str, values: Dict[str, str]) -> str:
         raise TemplateError(f"{text!r} is not a Python statement") from None
     if not isinstance(stmt, cst.SimpleStatementLine):
         raise TemplateError(f"{text!r} is not a simple statement")
-    return cst.Module([]).code_for_node(stmt.visit(_Fold())).rstrip("\n")
+    return cst.Module([]).code_for_node(cast(cst.CSTNode, stmt.visit(_Fold()))).rstrip("\n")

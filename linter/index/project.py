@@ -172,7 +172,7 @@ class Project:
         """Configuration files (YAML/JSON) read through the run's probes."""
         self._loaders: Dict[Tuple[int, int], Optional[str]] = self.store.table("index.loaders")
         self.modnames = [module_name(p, r) for p, r in zip(self.abspaths, self.roots)]
-        self._values: Dict[Tuple[int, int], FrozenSet[Value]] = self.store.table("index.values")
+        self._values: Dict[Tuple[int, int, int], FrozenSet[Value]] = self.store.table("index.values")
         self._bindings: Dict[Tuple[int, int], FrozenSet[Value]] = self.store.table("index.bindings")
         self._globals: Dict[Tuple[int, str], FrozenSet[Value]] = self.store.table("index.globals")
         self._calls: Dict[Tuple[int, int], FrozenSet[Value]] = self.store.table("index.calls")
@@ -180,8 +180,8 @@ class Project:
         self._names: Dict[Tuple[int, int], Tuple[str, ...]] = self.store.table("index.names")
         self._returns: Dict[Tuple[int, int], FrozenSet[Value]] = self.store.table("index.returns")
         self._callers: Dict[Tuple[int, int], List[Tuple[int, int, BoundArgs]]] = self.store.table("index.callers")
-        self._class_bases: Dict[Tuple[int, int], Tuple[Value, ...]] = self.store.table("index.class_bases")
-        self._fw_bases: Dict[Tuple[int, int], Tuple[str, ...]] = self.store.table("index.fw_bases")
+        self._class_bases: Dict[Cls, Tuple[Value, ...]] = self.store.table("index.class_bases")
+        self._fw_bases: Dict[Cls, Tuple[str, ...]] = self.store.table("index.fw_bases")
         self._active: Set[Any] = set()
         self._depth = 0
         self._star: Dict[int, List[ImportFact]] = self.store.table("index.star")
@@ -341,8 +341,9 @@ class Project:
                 return _UNK
         if tag == "seq" and e[1] == "tuple":
             items = [self.values(fi, scope, x) for x in e[2]]
-            if all(len(s) == 1 and isinstance(next(iter(s)), Const) for s in items):
-                return frozenset((const(tuple(next(iter(s)).value for s in items)),))
+            consts = [next(iter(s)) for s in items if len(s) == 1]
+            if len(consts) == len(items) and all(isinstance(c, Const) for c in consts):
+                return frozenset((const(tuple(c.value for c in consts if isinstance(c, Const))),))
         return _UNK
 
     def _arith(self, fi: int, scope: int, e: Expr) -> FrozenSet[Value]:
@@ -516,9 +517,9 @@ class Project:
         vals = self.global_values(target, imp.name)
         if vals:
             return vals
-        sub = self.modmap.submodule(self.abspaths[target], imp.name, self._exists)
-        if sub is not None:
-            sfi = self.by_abspath.get(sub, -1)
+        subpath = self.modmap.submodule(self.abspaths[target], imp.name, self._exists)
+        if subpath is not None:
+            sfi = self.by_abspath.get(subpath, -1)
             return frozenset((Mod(sfi),)) if sfi >= 0 else _UNK
         return _UNK
 
@@ -819,9 +820,9 @@ class Project:
             for a in c.args:
                 if a.value[0] == "const" and isinstance(a.value[1], str):
                     texts.append(a.value[1])
-        for a in facts.assigns:
-            if a.value[0] == "const" and isinstance(a.value[1], str):
-                texts.append(a.value[1])
+        for asg in facts.assigns:
+            if asg.value[0] == "const" and isinstance(asg.value[1], str):
+                texts.append(asg.value[1])
         for t in texts:
             if not t.lower().endswith(CONFIG_SUFFIXES) or "\n" in t or len(t) > 300:
                 continue
@@ -1323,8 +1324,9 @@ class Project:
             return float(v) if type(v) in (int, float) else None
 
         if tag == "seq":
-            out = [number(el) for el in e[2]]
-            return None if any(v is None for v in out) else tuple(out)  # type: ignore[arg-type]
+            items = [number(el) for el in e[2]]
+            nums = [v for v in items if v is not None]
+            return tuple(nums) if len(nums) == len(items) else None
         if tag in ("name", "attr"):
             found = set()
             for sfi, sscope, sexpr, _, _ in self.defining_exprs(fi, scope, e):
@@ -1335,7 +1337,7 @@ class Project:
             base = self.vector(fi, scope, it, depth + 1)
             if base is None or target[0] != "name":
                 return None
-            out = []
+            out: List[float] = []
             for x in base:
                 y = _eval_with(e[2], target[1], x, number)
                 if y is None:
@@ -1575,5 +1577,5 @@ class Project:
 
 def _is_super_call(project: "Project", fi: int, call: CallFact) -> bool:
     base = call.func[1] if call.func[0] == "attr" else None
-    return bool(base) and base[0] == "call" and \
+    return base is not None and base[0] == "call" and \
         project.call_names(fi, base[1])[:1] == ("builtins.super",)

@@ -35,14 +35,14 @@ class Func(NamedTuple):
     """A project function or method."""
 
     file: int
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index on purpose: the function's index in its file
 
 
 class Cls(NamedTuple):
     """A project class."""
 
     file: int
-    index: int
+    index: int  # type: ignore[assignment]  # the class's index in its file (shadows tuple.index)
     tag: str = "class"
     """Tells a class from the function with the same numbers: named tuples compare as tuples,
     so ``Func(3, 1) == Cls(3, 1)`` would be true (and share a memoised value set)."""

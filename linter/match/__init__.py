@@ -5,7 +5,7 @@ import gc
 import sys
 import time
 import traceback
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import CompiledRule
 from linter.core.model import Diagnostic, ErrorKind, Finding
@@ -233,7 +233,7 @@ def _applicable(rules: Sequence[CompiledRule], mc: MatchContext) -> List[Compile
     imports the framework, its rules cannot match and are not run. This matters on large trees
     without it (a standard library, a web backend), where flow rules would otherwise inspect
     every call."""
-    used = set()
+    used: Set[str] = set()
     for fi in range(len(mc.p.files)):
         used |= mc.file_frameworks(fi)
     return [r for r in rules if not r.framework or r.framework in used]

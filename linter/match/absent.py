@@ -8,7 +8,7 @@ resolving the whole project.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import AbsentSpec, CompiledRule
 from linter.core.model import Finding
@@ -29,7 +29,7 @@ def _satisfied_by(mc: MatchContext, spec: AbsentSpec, rule: CompiledRule) -> Lis
     return out
 
 
-def _near_misses(mc: MatchContext, closure: Set[int], good: Set[Tuple[int, int]]) -> str:
+def _near_misses(mc: MatchContext, closure: AbstractSet[int], good: Set[Tuple[int, int]]) -> str:
     """Seed-like calls that were seen but do not count (for the message)."""
     seen: List[str] = []
     for fi in sorted(closure):
@@ -94,7 +94,7 @@ def _call_text(mc: MatchContext, fi: int, cid: int, name: str = "call") -> str:
 
 
 def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role: str,
-                   good: Set[Tuple[int, int]], e: int, lang: str, lowered: Lowered = ()) -> Optional[Finding]:
+                   good: Set[Tuple[int, int]], e: int, lang: str, lowered: Optional[Lowered] = None) -> Optional[Finding]:
     """The finding of one entry script that reaches no satisfying call, if it has the role."""
     if role not in mc.roles.entry_roles(e):
         return None
@@ -113,7 +113,7 @@ def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role:
     if misses:
         data["seed_calls"] = misses
     severity, note = None, ""
-    adj, first = next(((a, f) for a, f in lowered if e in f), (None, {}))
+    adj, first = next(((a, f) for a, f in lowered or () if e in f), (None, {}))
     if adj is not None:
         severity = adj["severity"]
         note = render(adj["note"].get(lang) or adj["note"]["en"], {"call": _call_text(mc, *first[e])})
@@ -135,7 +135,7 @@ def _unresolved(mc: MatchContext, fi: int, cid: int) -> bool:
     return all(not isinstance(v, (Func, Cls)) for v in mc.p.callee_values(fi, cid))
 
 
-def _unverifiable(mc: MatchContext, spec: AbsentSpec, entry: int, closure: Set[int]) -> bool:
+def _unverifiable(mc: MatchContext, spec: AbsentSpec, entry: int, closure: AbstractSet[int]) -> bool:
     rx = spec.unknown_may_satisfy
     assert rx is not None
     for fi in sorted(closure | {entry}):

@@ -159,11 +159,11 @@ class MatchContext:
                 # `Cell.__call__` cannot be looked up by the name as written (`self.conv(x)`):
                 # test the file's distinct resolved names instead of every call
                 names = pattern.names
-                ids: Set[int] = set()
+                named: Set[int] = set()
                 for name, cids in by_name[fi].items():
                     if names.match(name):
-                        ids.update(cids)
-                for cid in sorted(ids):
+                        named.update(cids)
+                for cid in sorted(named):
                     yield fi, cid
                 continue
             keys: Set[str] = set()
@@ -386,9 +386,9 @@ class MatchContext:
                 elif st[0] == "assign" and st[2]:
                     targets = [facts.assigns[a] for a in st[2]]
                     origin = {_call_of(a.value) for a in targets}
-                    if len(origin) == 1 and None not in origin and all(
-                            a.target[0] == "name" and set(a.target[1]) == {"_"} for a in targets):
-                        table.add(origin.pop())
+                    only = origin.pop() if len(origin) == 1 else None
+                    if only is not None and all(a.target[0] == "name" and set(a.target[1]) == {"_"} for a in targets):
+                        table.add(only)
             self._discarded[key] = table
         return cid in table
 

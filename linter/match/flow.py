@@ -827,7 +827,7 @@ class TaintFlow:
         self.mc = mc
         self.p = mc.p
         self.lang = lang
-        self._memo: Dict[Tuple[int, int], Taint] = {}
+        self._memo: Dict[Tuple[int, int, int], Taint] = {}
         self._assign_memo: Dict[Tuple[int, int], Taint] = {}
         self._active: Set[Any] = set()
         self._returns: Dict[Site, Taint] = {}
@@ -1124,8 +1124,8 @@ class TaintFlow:
         from linter.index.project import bind_args
 
         b = bind_args(call.args, [ApiParam(p.name, p.kind) for p in params])
-        for name, a in b.args.items():
-            out[name] = (fi, call.scope, a.value)
+        for name, bound in b.args.items():
+            out[name] = (fi, call.scope, bound.value)
         return out
 
     def _fn_targets(self, fi: int, scope: int, e: Expr) -> List[Func]:

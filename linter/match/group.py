@@ -74,6 +74,7 @@ def group_by_cause(findings: Sequence[Finding], grouping: Dict[str, Tuple[str, .
             continue
         done.add(key)
         arg, at = grouping[f.rule]
+        assert key is not None
         out.append(_grouped(members, arg, at, key[1], key[2], sources, may_report, lang))
     return out
 

@@ -6,7 +6,7 @@ Leaf tests record what they saw (source text, constant values, provenance) in
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional, Tuple
+from typing import Any, Iterable, List, Optional, Tuple
 
 from linter.compiler.build import ArgPred, BoolPred, CallPred, ValueTest
 from linter.facts.ir import child_blocks, last_sid
@@ -268,10 +268,10 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
     if pred.mentions is not None:
         if a is None:
             return False
-        hit = _mentioned(mc, site.fi, site.call.scope, a.value, pred.mentions)
-        if hit is None:
+        mentioned = _mentioned(mc, site.fi, site.call.scope, a.value, pred.mentions)
+        if mentioned is None:
             return False
-        site.data.setdefault(f"{pred.arg}.mentions", hit)
+        site.data.setdefault(f"{pred.arg}.mentions", mentioned)
     if pred.edited_by is not None:
         if a is None or not _edited(mc, site, a.value, pred.edited_by):
             return False
@@ -584,7 +584,8 @@ def _differs_from(test: Any, site: CallSite, mc: MatchContext) -> bool:
             return False   # a counterpart we cannot read may well agree
         if _same_constants(mine, theirs, test.scale_free):  # type: ignore[arg-type]
             return False
-        others.append(other)
+        if other is not None:
+            others.append(other)
     if not others:
         return False
     for name in test.args:
@@ -617,7 +618,8 @@ def _defines_data_op(site: CallSite, mc: MatchContext) -> bool:
             return True
         if e[0] not in ("name", "attr", "call"):
             return False
-        for v in p.expand_params(p.values(site.fi, scope, e)) or frozenset((None,)):
+        vals: Iterable[Any] = p.expand_params(p.values(site.fi, scope, e)) or (None,)
+        for v in vals:
             if isinstance(v, (Func, Cls)) or (isinstance(v, Obj) and isinstance(v.type, Cls)) or \
                     (isinstance(v, Bound) and isinstance(v.func, Func)) or not isinstance(v, (Obj, Ext, Bound, Const)):
                 return True

@@ -103,14 +103,14 @@ class _FileIndex:
                 elif base[0] == "name":
                     for d in base[2]:
                         self.uses.setdefault(d, []).append(pid)
-        for aid, a in enumerate(facts.assigns):
+        for aid, asg in enumerate(facts.assigns):
             inner = []
-            _nested_calls(a.value, inner)
+            _nested_calls(asg.value, inner)
             for x in inner:
                 self.assign_of.setdefault(x, aid)
-            if a.value[0] in ("binop", "unary", "name", "seq"):
+            if asg.value[0] in ("binop", "unary", "name", "seq"):
                 defs = []
-                _names_in(a.value, defs)
+                _names_in(asg.value, defs)
                 for ds in defs:
                     for d in ds:
                         self.rebound.setdefault(d, []).append(aid)

@@ -20,7 +20,7 @@ asked to silence findings, never to make them.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 from linter.core.memo import Hypothesis
 from linter.facts.ir import sub_exprs, walk
@@ -143,9 +143,10 @@ class PathConditions:
                 values = self._values(fi, scope, operand, self._test_stmt(fi, scope, tests[0][1]))
                 rights = [self._values(fi, scope, t[2][1], -1) if t[2][1][0] == "const"
                           else self._members(fi, scope, t[2][1], -1) for _, t, _ in tests]
-            if not values or any(r is None or len(r) != 1 for r in rights):
+            firsts = [r[0] for r in rights if r is not None and len(r) == 1]
+            if not values or len(firsts) != len(rights):
                 continue
-            if all(any(_compare(op, v, r[0]) is (not positive) for (op, _, positive), r in zip(tests, rights))
+            if all(any(_compare(op, v, r) is (not positive) for (op, _, positive), r in zip(tests, firsts))
                    for v in values):
                 return True
         return False
@@ -485,5 +486,5 @@ def _exclusive(a: FrozenSet[Atom], b: FrozenSet[Atom]) -> bool:
     return False
 
 
-_CONVERSIONS = {"str": str, "int": int, "float": float, "bool": bool}
-_STR_METHODS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
+_CONVERSIONS: Dict[str, Callable[[Any], Any]] = {"str": str, "int": int, "float": float, "bool": bool}
+_STR_METHODS: Dict[str, Callable[[Any], Any]] = {"lower": str.lower, "upper": str.upper, "strip": str.strip}

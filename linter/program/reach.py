@@ -4,7 +4,7 @@ that really run it — not under another module's ``__main__`` guard, not in a b
 takes."""
 from __future__ import annotations
 
-from typing import FrozenSet, List
+from typing import AbstractSet, FrozenSet, List
 
 from linter.program.roles import Roles
 
@@ -19,7 +19,7 @@ def running_entries(roles: Roles, fi: int, cid: int) -> List[int]:
     return [e for e in sorted(roles.call_entries(fi, cid)) if reaches(roles, e, roles.import_closure(e), fi, cid)]
 
 
-def reaches(roles: Roles, entry: int, closure: FrozenSet[int], fi: int, cid: int) -> bool:
+def reaches(roles: Roles, entry: int, closure: AbstractSet[int], fi: int, cid: int) -> bool:
     """Entry script ``entry`` runs call ``cid``: not in a branch no path takes (``if
     args.run_distribute:`` when every launcher leaves it False), not under another module's
     ``__main__`` guard."""

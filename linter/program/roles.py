@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from functools import partial
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, TYPE_CHECKING, Tuple
 
 from linter.core.globs import GlobSet, Regex
 from linter.facts.ir import child_blocks, sub_exprs, walk
 from linter.facts.model import Expr, Stmt
-from linter.index.values import Cls, Func
+from linter.index.values import Bound, Cls, Func
 
 if TYPE_CHECKING:   # annotations only: the packs' RoleSpec is unpickled without the program model
     from linter.index.project import Project
@@ -83,7 +84,7 @@ class Roles:
     def __init__(self, project: Project, spec: RoleSpec) -> None:
         self.p = project
         self.spec = spec
-        self._reach: Dict[Site, FrozenSet[int]] = self.p.store.table("roles.reach")
+        self._reach: Dict[Tuple[int, int, bool], FrozenSet[int]] = self.p.store.table("roles.reach")
         self._step_sites: Dict[str, List[Tuple[int, int]]] = self.p.store.table("roles.step_sites")
         self._leads: Dict[str, Set[Site]] = self.p.store.table("roles.leads")
         self._step_fws: Dict[str, Dict[int, Set[str]]] = self.p.store.table("roles.step_fws")
@@ -525,9 +526,9 @@ class Roles:
                 visit(c.func, c.scope)
                 for a in c.args:
                     visit(a.value, c.scope)
-            for a in facts.assigns:
-                if a.value[0] not in ("param", "import", "def", "class", "except"):
-                    visit(a.value, a.scope)
+            for asg in facts.assigns:
+                if asg.value[0] not in ("param", "import", "def", "class", "except"):
+                    visit(asg.value, asg.scope)
             for index, f in enumerate(facts.funcs):
                 for st in walk(f.body):
                     if st[0] == "return" and st[2] is not None:
@@ -698,7 +699,7 @@ class Roles:
                 if (fi, cid) in steps:
                     return st[1], None
                 for v in self.p.callee_values(fi, cid):
-                    target = v.func if hasattr(v, "func") and isinstance(getattr(v, "func"), Func) else v
+                    target = v.func if isinstance(v, Bound) and isinstance(v.func, Func) else v
                     if isinstance(target, Func) and (target.file, target.index) in leads:
                         if target.file == fi and st[0] in ("expr", "assign", "if"):
                             return st[1], target.index
@@ -735,14 +736,14 @@ class Roles:
         call = facts.calls[cid]
         here = f"{facts.path}:{call.line}"
         # 1. flags passed to this call, or to the calls that build its arguments
-        role = self._flag_role_of_call(fi, cid)
-        if role:
-            return {role[0]: f"{role[1]} at {here}"}
+        flagged = self._flag_role_of_call(fi, cid)
+        if flagged:
+            return {flagged[0]: f"{flagged[1]} at {here}"}
         for a in call.args:
             for inner in _arg_calls(p, fi, call.scope, a.value):
-                role = self._flag_role_of_call(fi, inner)
-                if role:
-                    return {role[0]: f"{role[1]} at {facts.path}:{facts.calls[inner].line}"}
+                flagged = self._flag_role_of_call(fi, inner)
+                if flagged:
+                    return {flagged[0]: f"{flagged[1]} at {facts.path}:{facts.calls[inner].line}"}
         # 2. an enclosing `if do_train:` / `if mode == "train":`
         for test, positive in self.guards(fi, call.scope).get(call.stmt, ()):
             role = self._guard_role(test, positive)
@@ -773,14 +774,12 @@ class Roles:
         stmts = sorted({sid for aid in aids for sid in reads.get(aid, ())})
         if not stmts:
             return None
-        roles = set()
+        roles: Set[Optional[str]] = set()
         guards = self.guards(fi, scope)
         for sid in stmts:
-            role = next((r for r in (self._guard_role(t, pos) for t, pos in guards.get(sid, ())) if r), None)
-            roles.add(role)
-        if len(roles) == 1 and None not in roles:
-            return roles.pop(), stmts[0]
-        return None
+            roles.add(next((r for r in (self._guard_role(t, pos) for t, pos in guards.get(sid, ())) if r), None))
+        found = roles.pop() if len(roles) == 1 else None
+        return (found, stmts[0]) if found is not None else None
 
     def _reads(self, fi: int, scope: int) -> Dict[int, List[int]]:
         """Binding id → statements of function ``scope`` that read a name it may define."""
@@ -813,9 +812,9 @@ class Roles:
                 visit(c.func, c.stmt)
                 for a in c.args:
                     visit(a.value, c.stmt)
-        for a in facts.assigns:
-            if a.scope == scope and a.value[0] not in ("param", "import", "def", "class"):
-                visit(a.value[1] if a.value[0] in ("iter", "enter", "unpack", "except") else a.value, a.stmt)
+        for asg in facts.assigns:
+            if asg.scope == scope and asg.value[0] not in ("param", "import", "def", "class"):
+                visit(asg.value[1] if asg.value[0] in ("iter", "enter", "unpack", "except") else asg.value, asg.stmt)
         for st in walk(facts.funcs[scope].body):
             if st[0] in ("return", "expr", "if", "while", "raise", "branches") and isinstance(st[2], tuple):
                 visit(st[2], st[1])   # calls in them were visited above; this adds bare names
@@ -857,7 +856,7 @@ class Roles:
                     escope = caller.scope if a is not None else f.parent
                     efi = cfi if a is not None else fi
                     vals, known = p.constants(efi, escope, expr)
-                    roles = {self._flag_value_role(flag, v.value) for v in vals} - {None}
+                    roles = {r for r in (self._flag_value_role(flag, v.value) for v in vals) if r is not None}
                     if known and len(roles) == 1:
                         r = roles.pop()
                         text = f"{flag}={vals[0].value!r}" if a is not None else f"{flag} defaults to {vals[0].value!r}"
@@ -911,14 +910,15 @@ class Roles:
         for a in call.args:
             if a.keyword is None:
                 continue
+            decide: Callable[[Any], Optional[str]]
             if self._is_flag(a.keyword):
-                decide = lambda v, k=a.keyword: self._flag_value_role(k, v)  # noqa: E731
+                decide = partial(self._flag_value_role, a.keyword)
             elif self.spec.split_keywords.search(a.keyword):
                 decide = self._split_value_role   # `data_mode="val"`
             else:
                 continue
             vals, known = self.p.constants(fi, call.scope, a.value)
-            roles = {decide(v.value) for v in vals} - {None}
+            roles = {r for r in (decide(v.value) for v in vals) if r is not None}
             if known and len(roles) == 1:
                 return roles.pop(), f"{a.keyword}={a.text}"
         return None
@@ -1019,9 +1019,9 @@ def _reference_index(p: Project) -> Dict[str, List[Tuple[int, int, int, Any, Any
         for c in facts.calls:
             for a in c.args:
                 visit(a.value, c.scope, c.stmt)
-        for a in facts.assigns:
-            if a.value[0] not in ("param", "import", "def", "class", "iter", "enter", "unpack", "except"):
-                visit(a.value, a.scope, a.stmt)
+        for asg in facts.assigns:
+            if asg.value[0] not in ("param", "import", "def", "class", "iter", "enter", "unpack", "except"):
+                visit(asg.value, asg.scope, asg.stmt)
         for index, f in enumerate(facts.funcs):
             for st in walk(f.body):
                 if st[0] == "return" and st[2] is not None:

@@ -217,8 +217,8 @@ def _direct_parts_uncached(pm: Program, origin: Origin) -> Set[Origin]:
                 cf = p.files[klass.file].classes[klass.index]
                 for ids in cf.attrs.values():
                     for aid in ids:
-                        a = p.files[klass.file].assigns[aid]
-                        out |= {x.origin for x in _objects(pm, p.expand_params(p.values(klass.file, a.scope, a.value)))}
+                        asg = p.files[klass.file].assigns[aid]
+                        out |= {x.origin for x in _objects(pm, p.expand_params(p.values(klass.file, asg.scope, asg.value)))}
     return out
 
 

@@ -76,7 +76,7 @@ def document(findings: List[Finding], errors: List[Diagnostic], lang: str = "en"
         cases = suites[path]
         counts = {"tests": len(cases), "failures": sum(1 for _, k in cases if k == "failure"),
                   "errors": sum(1 for _, k in cases if k == "error")}
-        suite = ET.SubElement(root, "testsuite", name=_clean(path), **{k: str(v) for k, v in counts.items()})
+        suite = ET.SubElement(root, "testsuite", {"name": _clean(path), **{k: str(v) for k, v in counts.items()}})
         suite.extend(case for case, _ in cases)
         for k, v in counts.items():
             totals[k] += v

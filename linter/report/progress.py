@@ -37,11 +37,12 @@ def progress_bar(err: TextIO, lang: str = "en") -> Tuple[Progress, Callable[[], 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
     from rich.progress import Progress as Bar
+    from rich.progress import TaskID
 
     bar = Bar(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
               TimeElapsedColumn(), console=Console(file=err), transient=True)
     bar.start()
-    tasks: Dict[str, int] = {}
+    tasks: Dict[str, "TaskID"] = {}
     last = [None]  # type: list
 
     def update(phase: str, done: int, total: int) -> None:

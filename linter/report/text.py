@@ -69,8 +69,8 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
                     console.print(row)
         if f.related:
             console.print(Text(f"    {'相关位置' if zh else 'related'} ({len(f.related)}):", style="dim"))
-            for ln in related_lines(f, lang):
-                console.print(Text(f"      {ln}", style="dim"))
+            for place in related_lines(f, lang):
+                console.print(Text(f"      {place}", style="dim"))
         console.print()
     for e in errors:
         where = e.path + (f":cell {e.cell.cell}:{e.cell.span.line}" if e.cell is not None

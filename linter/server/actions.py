@@ -115,7 +115,7 @@ async def resolve_code_action(ls: "TrainlintServer", action: lsp.CodeAction) -> 
     data = action.data if isinstance(action.data, dict) else {}
     uri = data.get("fix_all")
     shown = ls.state.shown.get(uri) if isinstance(uri, str) else None
-    if shown is None or shown.version != data.get("version") or action.edit is not None:
+    if shown is None or not isinstance(uri, str) or shown.version != data.get("version") or action.edit is not None:
         return action   # the file changed since: no edit (the client asks again)
     lines = convert.Lines(shown.text, convert.encoding_of(ls.workspace.position_encoding))
     action.edit = await _fix_all_edit(ls, ls.folder_for(shown.path), shown, uri, lines)

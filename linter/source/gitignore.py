@@ -24,7 +24,7 @@ def _git_pattern() -> Any:
         try:
             from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern as cls
         except ImportError:   # pathspec < 1.0
-            from pathspec.patterns.gitwildmatch import GitWildMatchPattern as cls  # type: ignore[no-redef]
+            from pathspec.patterns.gitwildmatch import GitWildMatchPattern as cls
         _GitPattern = cls
     return _GitPattern
 
