@@ -64,6 +64,7 @@ class ResultCache:
     file-system probe made while linking imports (a module file that appears changes them)."""
 
     def __init__(self, cache: "Cache", run_key: str, units: Sequence[Unit], limit: int) -> None:
+        # imported when this runs, not at start-up (a cached one-file check does not need it)
         from linter.core.cache import Cache
 
         self.cache = cache
@@ -74,6 +75,7 @@ class ResultCache:
         self.key = Cache.digest(parts)
 
     def lookup(self) -> Optional[RunResult]:
+        # imported when this runs, not at start-up (a cached one-file check does not need it)
         from linter.core.cache import Cache
 
         entry = self.cache.get("results", "v1", self.key)
@@ -99,6 +101,7 @@ class ResultCache:
         return entry["result"]
 
     def store(self, result: RunResult, units: Sequence[Unit], probes: Probes) -> None:
+        # imported when this runs, not at start-up (a cached one-file check does not need it)
         from linter.core.cache import Cache
 
         context = []
@@ -155,6 +158,7 @@ def check_sources(sources: Dict[str, str], packs: Optional[RulePacks] = None,
     """Lint in-memory files (``{relative path: source}``) as one project; nothing is read from
     disk. YAML/JSON files among them are the project's configuration files, shell scripts and
     Markdown files its launch files (what they pass to command-line options)."""
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.index.configs import CONFIG_SUFFIXES
 
     packs = packs or load_packs()

@@ -115,9 +115,11 @@ def _parser() -> argparse.ArgumentParser:
                                "Configuration: the workspace's pyproject.toml/trainlint.toml, plus the client's "
                                "initializationOptions (docs/editors.md).")
 
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.compare.command import add_parser as add_compare_parser
 
     add_compare_parser(sub, argparse.RawDescriptionHelpFormatter)
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.audit.command import add_parser as add_audit_parser
 
     add_audit_parser(sub, argparse.RawDescriptionHelpFormatter)
@@ -137,6 +139,7 @@ def _print_rule_errors(errors: Sequence[object], err: TextIO) -> None:
 
 
 def _cli_overrides(args: argparse.Namespace) -> "CliOverrides":
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.settings.resolve import CliOverrides
 
     return CliOverrides(
@@ -150,6 +153,7 @@ def _cli_overrides(args: argparse.Namespace) -> "CliOverrides":
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.settings.config import ConfigError
     from linter.settings.resolve import RuleErrors, resolve_settings
 
@@ -177,6 +181,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     st.options.parse_ahead = ahead = args.parse_ahead
     if ahead is not None:
         ahead.meanwhile["report"] = _load_report
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.core.observer import Stage
     from linter.report.progress import observer_for, write_profile
 
@@ -200,6 +205,7 @@ def _load_report() -> None:
 
 def _check(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[str], cwd: str,
            out: TextIO, err: TextIO, stop_bar) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.api import check_paths, check_stdin
     from linter.report.run import Report
     from linter.source.discover import is_excluded
@@ -228,6 +234,7 @@ def _check(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[
     with obs.stage("report"):
         report = Report(result, st, cwd)
         if st.format in ANNOTATED_FORMATS and not args.statistics:
+            # imported when this runs, not at start-up (a cached one-file check does not need it)
             from linter.fix.run import annotate
 
             report.fixable = annotate(result, st.packs.rules, st.lang, st.options.cache, st.packs.digest, st.options.jobs)
@@ -263,6 +270,7 @@ def _fix(args: argparse.Namespace, st, paths: List[str], stdin_name: Optional[st
     """``--fix`` / ``--diff``: fix rounds in memory, then write (atomically) or print the diff,
     then report what remains. Exit codes as Ruff: ``--diff`` exits 1 when there are changes;
     ``--fix`` exits 1 when findings remain."""
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.api import check_paths, check_stdin
     from linter.core.atomic import write_atomic
     from linter.fix.apply import unified_diff
@@ -362,6 +370,7 @@ def fix_summary(fixed: int, remaining: int, fixable: tuple, unsafe_applied: bool
 
 def _emit(report: "Report", args: argparse.Namespace, out: TextIO, err: TextIO) -> bool:
     """Apply the baseline and print the findings (or the statistics); True on a baseline error."""
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.baseline import BaselineError
 
     try:
@@ -378,6 +387,7 @@ def _emit(report: "Report", args: argparse.Namespace, out: TextIO, err: TextIO) 
 
 def _packs_with_config(args: argparse.Namespace, err: TextIO, no_default: bool = False):
     """Rule packs for ``rules``/``explain``: built-in, the config's ``rules`` and ``--rules``."""
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.engine.packs import load_packs
     from linter.settings.config import ConfigError
     from linter.settings.resolve import config_for
@@ -418,6 +428,7 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                    for r in packs.rules], out, indent=2, ensure_ascii=False)
         out.write("\n")
         return EXIT_CLEAN
+    # imported where it is used: rich is slow to import (start-up time)
     from rich.console import Console
     from rich.table import Table
 
@@ -431,6 +442,7 @@ def cmd_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.report.explain import render_rule
 
     packs = _packs_with_config(args, err)
@@ -446,6 +458,7 @@ def cmd_explain(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_schema(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.compiler.spec import rule_schema
 
     json.dump(rule_schema(), out, indent=2, ensure_ascii=False)
@@ -454,6 +467,7 @@ def cmd_schema(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.compiler.build import build_rule
     from linter.compiler.load import RuleFileError, read_yaml, rule_files
 
@@ -478,6 +492,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_test_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.engine.packs import load_packs
     from linter.testing import run_examples
 
@@ -500,12 +515,14 @@ def cmd_test_rules(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.audit.command import run
 
     return run(args, out, err)
 
 
 def cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.compare.command import run
 
     _encoding(out, args.format)
@@ -519,6 +536,7 @@ def cmd_server(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ImportError:
         err.write("trainlint: the language server needs pygls and lsprotocol: pip install 'trainlint[server]'\n")
         return EXIT_ERROR
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.server.app import serve
 
     return serve()

@@ -14,6 +14,9 @@ from typing import Any, Dict, List
 
 import yaml
 
+from linter.compiler.fixes import fix_docs
+from linter.engine.packs import load_packs
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FACTS_YAML = os.path.join(ROOT, "docs", "framework-facts.yaml")
 FACTS_MD = os.path.join(ROOT, "docs", "framework-facts.md")
@@ -122,8 +125,6 @@ def _reference(ref: str) -> str:
 
 def render_rule_page(rule: Any, packs: Any) -> str:
     """One rule's reference page (English; `trainlint explain ID --lang zh` prints Chinese)."""
-    from linter.compiler.fixes import fix_docs
-
     item = packs.checklist.get(rule.checklist, {})
     out = [f"# {rule.id} `{rule.name}`", "",
            "<!-- Generated from the rule file by `python -m linter.docsgen`; do not edit. -->", "",
@@ -170,8 +171,6 @@ def render_rule_index(rules: List[Any]) -> str:
 
 def pages() -> Dict[str, str]:
     """Path → the text it must have."""
-    from linter.engine.packs import load_packs
-
     packs = load_packs()
     out = {FACTS_MD: render_facts(load_facts()), os.path.join(RULES_DIR, "index.md"): render_rule_index(packs.rules)}
     for rule in packs.rules:

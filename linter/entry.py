@@ -8,6 +8,7 @@ parses them and stops the process when the command turns out not to need it.
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import List, Optional
 
@@ -16,9 +17,11 @@ def main() -> int:
     argv = sys.argv[1:]
     ahead = None
     if argv[:1] == ["check"] and _jobs(argv) != 1:
+        # only where the parse-ahead process can start (start-up time)
         from linter.facts.ahead import ParseAhead
 
         ahead = ParseAhead.start()
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.cli import main as cli_main
 
     code = cli_main(parse_ahead=ahead)
@@ -31,7 +34,6 @@ def _exit_now(code: int) -> None:
     """End the process without tearing down its objects (as mypy does): a one-file check would
     spend ~5 ms freeing what the system frees anyway. Safe for ``check``: it registers no exit
     handlers, closes every file it writes, and its output streams are flushed here."""
-    import os
 
     for stream in (sys.stdout, sys.stderr):
         try:

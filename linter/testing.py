@@ -8,6 +8,7 @@ run fails so the example gets promoted to ``invalid``.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
@@ -17,6 +18,8 @@ from linter.compiler.build import CompiledRule, Example
 from linter.core.model import Finding
 from linter.engine.packs import RulePacks
 from linter.engine.units import Options
+from linter.fix.apply import compiles
+from linter.fix.run import fix_loop
 from linter.source.decode import source_lines
 
 _EXPECT = re.compile(r"#\s*expect:\s*([A-Za-z0-9_,()\s-]+?)\s*(?:#|$)")
@@ -106,8 +109,6 @@ def run_example(rule: CompiledRule, example: Example, packs: RulePacks, lang: st
 
 def fix_sources(files: Dict[str, str], packs: RulePacks, rules: Sequence[CompiledRule], unsafe: bool):
     """Apply the fixes of ``rules`` to in-memory files until stable; the :class:`FixOutcome`."""
-    from linter.fix.run import fix_loop
-
     ids = {r.id for r in rules}
     options = Options(select=lambda rid: rid in ids)
     return fix_loop(lambda overlay: check_sources({**files, **overlay}, packs, options), rules, unsafe)
@@ -116,8 +117,6 @@ def fix_sources(files: Dict[str, str], packs: RulePacks, rules: Sequence[Compile
 def check_fixes(rule: CompiledRule, example: Example, packs: RulePacks) -> List[str]:
     """The example's fixes give exactly ``fixed`` (safe) and ``unsafe_fixed`` (all), every
     result parses, and fixing the result again changes nothing (idempotence)."""
-    from linter.fix.apply import compiles
-
     files = dict(example.files)
     safe_expected = {**files, **dict(example.fixed or ())}
     unsafe_expected = {**safe_expected, **dict(example.unsafe_fixed or ())}
@@ -143,7 +142,6 @@ def check_fixes(rule: CompiledRule, example: Example, packs: RulePacks) -> List[
 
 
 def _diff(expected: str, got: str) -> str:
-    import difflib
 
     return "".join(difflib.unified_diff(expected.splitlines(True), got.splitlines(True), "expected", "got"))
 

@@ -33,6 +33,7 @@ def add_parser(sub: "argparse._SubParsersAction", epilog_format: Any) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter import __version__
     from linter.audit.model import FOUND
     from linter.audit.run import audit_path
@@ -78,14 +79,17 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             json.dump(result.to_json(__version__), target, ensure_ascii=False, indent=2)
             target.write("\n")
         elif args.format == "markdown":
+            # the chosen output format only
             from linter.audit.render_markdown import write_markdown
 
             write_markdown(target, result, lang)
         elif args.format == "html":
+            # the chosen output format only
             from linter.audit.render_html import write_html
 
             write_html(target, result, lang)
         else:
+            # the chosen output format only
             from linter.audit.render_text import write_rich
 
             write_rich(target, result, lang, color=False if fh is not None else None)
@@ -105,6 +109,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _progress(err: TextIO, lang: str) -> "tuple[Optional[Callable[[str, int, int], None]], Callable[[], None]]":
     """A progress bar on a terminal (stderr): the engine's phases, then the projects."""
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.report.progress import progress_bar, wants_progress
 
     if not wants_progress(err):

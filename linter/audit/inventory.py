@@ -22,6 +22,11 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from linter.audit.model import Risk
+from linter.compare import normalize
+from linter.compare.diff import hint, same
+from linter.compare.model import Val, fmt
+from linter.compare.profile import signature_of
+from linter.index.apis import NO_DEFAULT, Expression
 
 _TARGET = {"pytorch": "mindspore", "tensorflow": "mindspore", "mindspore": "pytorch"}
 _SECTIONS = {"optimizer": "optimizers", "loss": "losses", "clip": "clipping", "loss_scale": "loss_scalers",
@@ -42,9 +47,6 @@ def migration_risks(prof: Any, apis: Any, lang: str = "en") -> Tuple[Optional[st
     target = _TARGET.get(source)
     if target is None:
         return None, []
-    from linter.compare import normalize
-    from linter.compare.diff import hint, same
-    from linter.compare.model import fmt
 
     groups: Dict[str, Dict[str, Any]] = {}
     for key, fact in profile.facts.items():
@@ -108,7 +110,6 @@ def _written(fact: Any, entry: Any, param: str) -> bool:
         # one source argument: the value's own provenance says it (also values set through
         # parameter groups or configuration, which are not arguments of the call)
         return not fact.val.defaulted
-    from linter.compare import normalize
 
     mapping = entry.spec.get("map") or {}
     others = set()
@@ -142,11 +143,6 @@ def _target_api(tables: Any, section: str, kind: str, framework: str, source_api
 def _target_default(tables: Any, apis: Any, tentry: Any, param: str, source: Dict[str, Any]) -> Optional[Tuple[Any, Optional[Dict[str, Any]]]]:
     """The canonical value of ``param`` at a counterpart call that writes only what it must:
     defaults from the target signature; required arguments (sizes) taken from the source."""
-    from linter.compare import normalize
-    from linter.compare.model import Val
-    from linter.compare.profile import signature_of
-    from linter.index.apis import NO_DEFAULT, Expression
-
     sig = signature_of(tables, apis, [tentry.qual], apis.framework_of(tentry.qual) or "")
     if sig is None:
         return None

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict
 
+from linter.audit.model import FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE
+
 if TYPE_CHECKING:
     from linter.audit.model import AuditResult
 
@@ -55,7 +57,5 @@ def label(key: str, lang: str, **kw: object) -> str:
 
 def summary_line(result: "AuditResult", lang: str) -> str:
     """``4 project(s), 12 file(s): 5 found, ...``: the same line in every format."""
-    from linter.audit.model import FOUND, MANUAL, NO_ISSUE, NOT_APPLICABLE
-
     return label("summary", lang, projects=len(result.projects), files=result.files, found=result.count(FOUND),
                  manual=result.count(MANUAL), ok=result.count(NO_ISSUE), na=result.count(NOT_APPLICABLE))

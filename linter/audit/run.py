@@ -5,10 +5,17 @@ import dataclasses
 import os
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from linter.api import discover_units
 from linter.audit.decide import decide_item
+from linter.audit.inventory import migration_risks
 from linter.audit.model import AuditResult, FactValue, ProjectResult
 from linter.audit.projects import FoundProject, find_projects
 from linter.audit.spec import AuditSpec, load_audit_spec
+from linter.compare.load import Side
+from linter.compare.mapping import MappingError, builtin_tables
+from linter.compare.model import fmt
+from linter.compare.profile import extract_profile
+from linter.compare.render import unresolved_text
 from linter.compiler.build import CallPattern
 from linter.core.model import Diagnostic, ErrorKind, Finding
 from linter.core.observer import Observer, Progress
@@ -25,7 +32,6 @@ def audit_path(path: str, packs: RulePacks, options: Options, cwd: Optional[str]
     cwd = cwd or os.getcwd()
     spec = spec or load_audit_spec(packs.checklist)
     root = os.path.abspath(os.path.join(cwd, path))
-    from linter.api import discover_units
 
     units, errors = discover_units([path], cwd, walk)
     if progress and options.observer is None:
@@ -115,12 +121,6 @@ class _Auditor:
 
     def facts(self, fp: FoundProject, notes: List[str], findings: List[Finding]) -> Tuple[List[FactValue], object]:
         """The training profile of the project (compare's extractor), as facts."""
-        from linter.compare.load import Side
-        from linter.compare.mapping import MappingError, builtin_tables
-        from linter.compare.model import fmt
-        from linter.compare.profile import extract_profile
-        from linter.compare.render import unresolved_text
-
         if not fp.files:
             return [], None
         try:
@@ -145,7 +145,6 @@ class _Auditor:
 
     # ------------------------------------------------------------------ one project
     def project(self, fp: FoundProject) -> ProjectResult:
-        from linter.audit.inventory import migration_risks
 
         paths = [self.p.files[fi].path for fi in fp.files]
         findings = [f for path in paths for f in self.by_path.get(path, ())]

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from linter.compiler.build import CallPattern, _Builder
 from linter.compiler.load import RuleFileError, YamlDoc, builtin_pack, read_yaml
+from linter.compiler.spec import rule_schema
 
 _SCHEMA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schema", "audit.json")
 
@@ -57,6 +58,7 @@ class AuditSpec:
 
 
 def _validate(doc: YamlDoc) -> None:
+    # imported where it is used: jsonschema is slow to import (start-up time)
     import jsonschema
 
     with open(_SCHEMA, encoding="utf-8") as fh:
@@ -65,7 +67,6 @@ def _validate(doc: YamlDoc) -> None:
                     key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if not errors:
         # Patterns must be valid call patterns of the rule language, checked by the rule schema.
-        from linter.compiler.spec import rule_schema
 
         pattern_schema = {"$defs": rule_schema()["$defs"], "$ref": "#/$defs/call_pattern"}
         v = jsonschema.Draft202012Validator(pattern_schema)

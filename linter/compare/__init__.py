@@ -17,6 +17,7 @@ import os
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
+    # annotation only; the comparison's modules load when it runs (start-up time)
     from linter.compare.model import Comparison
 
 __all__ = ["compare_paths", "Comparison"]
@@ -26,7 +27,7 @@ def __getattr__(name: str) -> Any:
     # `trainlint check` builds the compare subcommand's options from this package; the model is
     # imported when a comparison is made, not on every command line
     if name == "Comparison":
-        from linter.compare.model import Comparison
+        from linter.compare.model import Comparison  # on first use (start-up time)
 
         return Comparison
     raise AttributeError(name)
@@ -37,6 +38,7 @@ def compare_paths(reference: str, new: str, lang: str = "en", cwd: Optional[str]
     """Compare two sides (scripts or project folders). Raises :class:`~linter.compare.load.SideError`
     for a side that cannot be compared and :class:`~linter.compare.mapping.MappingError` for a
     broken mapping table."""
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.compare.diff import compare_profiles
     from linter.compare.load import load_side
     from linter.compare.mapping import builtin_tables
@@ -47,6 +49,7 @@ def compare_paths(reference: str, new: str, lang: str = "en", cwd: Optional[str]
     cwd = cwd or os.getcwd()
     cache = None
     if use_cache:
+        # only when caching is on
         from linter.core.cache import Cache
 
         cache = Cache()

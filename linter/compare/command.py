@@ -32,6 +32,7 @@ def add_parser(sub: "argparse._SubParsersAction", epilog_format: Any) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.compare import compare_paths
     from linter.compare.load import SideError
     from linter.compare.mapping import MappingError, builtin_tables

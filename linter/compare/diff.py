@@ -12,7 +12,7 @@ import math
 from typing import Any, List, Optional
 
 from linter.compare import normalize
-from linter.compare.mapping import Tables
+from linter.compare.mapping import SECTIONS, Tables
 from linter.compare.model import (
     MATCH,
     MISMATCH,
@@ -126,8 +126,6 @@ def _write(row: Row, new: Profile, tables: Tables) -> Optional[str]:
 
 def _kind_api(tables: Tables, section: str, kind: Any, framework: str) -> Optional[str]:
     """The first API of the new framework that implements ``kind`` (tables list the preferred first)."""
-    from linter.compare.mapping import SECTIONS
-
     if section not in SECTIONS or kind not in tables.data[section]:
         return None
     roots = {"pytorch": ("torch.", "torchvision."), "mindspore": ("mindspore.",), "tensorflow": ("keras.", "tensorflow.")}

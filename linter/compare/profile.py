@@ -26,6 +26,7 @@ from linter.facts.model import ArgFact, CallFact, Expr, Stmt
 from linter.index.apis import NO_DEFAULT, Expression, Param
 from linter.index.project import BoundArgs, bind_args
 from linter.index.values import Ext, Func
+from linter.match import run_rule
 from linter.match.pattern import new_context
 from linter.program.roles import EVALUATION, TRAINING
 
@@ -36,7 +37,6 @@ _CLIP_ORDER_RULES = ("MP301", "MP302", "MP303")
 
 class Site:
     """A call that an API entry of the tables describes, with its arguments bound."""
-
     def __init__(self, ex: "Extractor", fi: int, cid: int, entry: ApiEntry, names: Tuple[str, ...]) -> None:
         self.ex = ex
         self.fi = fi
@@ -104,7 +104,6 @@ class Site:
 
 class Extractor:
     """Builds the profile of one side."""
-
     def __init__(self, side: Side, tables: Tables, packs: RulePacks) -> None:
         self.side = side
         self.p = side.project
@@ -383,8 +382,6 @@ class Extractor:
 
     def _clip_order(self, site: Site) -> Val:
         """Whether the clip sees unscaled gradients: the engine's mp.03 rules decide."""
-        from linter.match import run_rule
-
         rules = [r for r in self.packs.rules if r.id in _CLIP_ORDER_RULES]
         if not rules:
             return Val.unknown("mp.03 rules not loaded")

@@ -150,6 +150,7 @@ def _summary(c: Comparison, tables: Tables, lang: str) -> str:
 
 def write_rich(out: TextIO, c: Comparison, tables: Tables, lang: str = "en", hide_matches: bool = False,
                color: Optional[bool] = None) -> None:
+    # imported where it is used: rich is slow to import (start-up time)
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text

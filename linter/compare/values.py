@@ -20,6 +20,7 @@ from linter.compare.load import Side
 from linter.compare.model import Symbol, Val
 from linter.facts.ir import calls_in_expr, iter_returns, sub_exprs
 from linter.facts.model import ArgFact, Expr
+from linter.index.project import _ARITH
 from linter.index.values import Ext, Func, Obj, Record
 
 _MAX_DEPTH = 12
@@ -39,14 +40,12 @@ _CONVERT = {"builtins.float": float, "builtins.int": int, "builtins.bool": bool,
 @dataclass(frozen=True)
 class OpenFile:
     """``open(path)``: a configuration file, not read yet."""
-
     path: str
 
 
 @dataclass(frozen=True)
 class Config:
     """Data read from a configuration file (a mapping or list), with the file's name."""
-
     data: Any
     source: str
 
@@ -61,7 +60,6 @@ class Unresolved(Exception):
 
 class Resolver:
     """Resolve argument expressions of one side to :class:`Val` s."""
-
     def __init__(self, side: Side) -> None:
         self.side = side
         self.p = side.project
@@ -254,7 +252,6 @@ class Resolver:
         return [tuple(c) for c in combos], via
 
     def _binop(self, fi: int, scope: int, e: Expr, role: Optional[str], depth: int) -> Tuple[List[Any], str]:
-        from linter.index.project import _ARITH
 
         fn = _ARITH.get(e[1])
         if fn is None:
@@ -505,6 +502,7 @@ def _load_data(path: str) -> Any:
             text = fh.read()
         if path.endswith(".json"):
             return json.loads(text)
+        # imported where it is used: PyYAML is slow to import (start-up time)
         import yaml
 
         return yaml.safe_load(text)   # data only: no tags that construct objects

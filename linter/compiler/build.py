@@ -568,6 +568,7 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
             raise b.fail(["versions"], str(exc)) from None
     fixes: Tuple[Any, ...] = ()
     if "fix" in data:
+        # only rules with a fix need the fix compiler (start-up time)
         from linter.compiler.fixes import compile_fixes
 
         fixes = compile_fixes(b, data["fix"], kind, allowed)

@@ -8,6 +8,7 @@ template that is not Python) is reported here, before any file is linted.
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Dict, List, Optional, Sequence, Set, Tuple
@@ -159,7 +160,6 @@ def _check_placeholders(builder: Any, text: str, known: Set[str], path: Sequence
 def _check_syntax(builder: Any, text: str, op: str, path: Sequence[Any]) -> None:
     """With every placeholder replaced by a name, the template must be Python (checked by
     Python's own parser: the rule compiler never needs libcst)."""
-    import ast
 
     probe = _PLACEHOLDER.sub("_x", text)
     try:

@@ -108,6 +108,7 @@ def _join_chinese(data: Any) -> Any:
 
 
 def _index_lines(node: Any, path: Path, out: Dict[Path, int]) -> None:
+    # imported where it is used: PyYAML is slow to import (start-up time)
     import yaml
 
     out[path] = node.start_mark.line + 1

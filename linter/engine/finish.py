@@ -74,6 +74,7 @@ def _one_per_cause(findings: List[Finding], rules: List[Any], sources: Dict[str,
     grouping = {r.id: r.group_by_cause for r in rules if r.group_by_cause}
     if not grouping or not any(f.rule in grouping for f in findings):
         return findings, 0
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.match.group import group_by_cause
 
     ignored = options.per_file_ignores

@@ -45,6 +45,7 @@ def pack_files(dirs: Sequence[str]) -> List[str]:
 
 def packs_digest(dirs: Sequence[str]) -> str:
     """Digest of the rule files (names, sizes, modification times) and the compiler's code."""
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.core.cache import Cache, code_digest, stamp
 
     return Cache.digest([code_digest("compiler", "index/apis.py", "index/roles.py")]

@@ -174,6 +174,7 @@ def _in_workers(groups: List[Group], packs: "RulePacks", options: Options, jobs:
     """The groups spread over ``jobs`` forked workers; the rest groups once the projects they
     need are done. A group whose worker died (out of memory, killed) is checked here instead,
     so none is lost."""
+    # imported when worker processes are started (start-up time)
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     global _WORK

@@ -84,6 +84,7 @@ def _load_later_stages(packs: RulePacks) -> None:
     the parse-ahead process parses."""
     import linter.program.paths  # noqa: F401
     import linter.suppress  # noqa: F401
+    # work for this process while the parse-ahead process parses (start-up time)
     from linter.match import load_runners
 
     load_runners(r.kind for r in packs.rules)
@@ -94,6 +95,7 @@ def link(units: List[Unit], packs: RulePacks, options: Options, probes: Optional
     """Stages 2–3: facts for every unit (``units`` grows by the project files they import,
     read for context; ``shared`` holds context files already read, by normalised path) and
     the project index over those that parsed."""
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.index.project import Project
 
     probes = probes or Probes()

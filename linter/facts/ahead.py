@@ -19,6 +19,8 @@ paid for it gain nothing).
 from __future__ import annotations
 
 import os
+# in the child: loaded while it waits for its batch
+import pickle
 import signal
 import sys
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -74,7 +76,6 @@ class ParseAhead:
     def parse(self, items: Sequence[Tuple[str, bytes]]) -> Optional[List[bytes]]:
         """Pickled entries for ``(path, bytes)`` items, in order; None when the process is
         gone or answers short (the caller then parses in-process)."""
-        import pickle
 
         self.used = True
         try:
@@ -129,12 +130,14 @@ def _serve(req: int, ans: int) -> None:
         for fd in (0, 1, 2):
             os.dup2(null, fd)
         signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to report
+        # in the child: what it needs, loaded while the parent decides what to send
         import pickle
 
         import libcst  # noqa: F401  (the point of the process: paid before the batch arrives)
 
         import linter.facts.extract  # noqa: F401
         import linter.facts.parse_file  # noqa: F401
+        # in the child: loaded while it waits for its batch
         from linter.facts.worker import worker
 
         with os.fdopen(req, "rb") as r:

@@ -52,6 +52,7 @@ def default_jobs() -> int:
 
 
 def _context():
+    # imported when worker processes are started (start-up time)
     import multiprocessing
 
     # fork: workers inherit the imported modules (no second start-up). Elsewhere (macOS,
@@ -81,6 +82,7 @@ def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cach
     after another frees each project's objects, and whatever is frozen is never freed.
     ``ahead``: a parser process started early (see :mod:`linter.facts.ahead`), asked to parse
     a small batch; stopped otherwise."""
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.core.cache import Cache
 
     results: List[Optional[Entry]] = [None] * len(items)
@@ -130,6 +132,7 @@ def _has_io_error(entry: Optional[Entry]) -> bool:
 
 def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int, tick: Optional[Callable[[int], None]] = None,
               done: int = 0) -> Dict[int, bytes]:
+    # imported when worker processes are started (start-up time)
     from concurrent.futures import ProcessPoolExecutor
 
     batches = _batches(todo, jobs)
@@ -164,6 +167,7 @@ def _ahead(ahead: ParseAhead, todo: List[Tuple[int, str, bytes]], tick: Optional
 def _isolated(batch: List[Tuple[int, str, bytes]]) -> Dict[int, bytes]:
     """Re-parse a dead worker's batch one file per fresh process: the file that kills its
     process is reported, and neither the others nor this process go down with it."""
+    # imported when worker processes are started (start-up time)
     from concurrent.futures import ProcessPoolExecutor
 
     out: Dict[int, bytes] = {}

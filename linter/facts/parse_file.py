@@ -4,10 +4,13 @@ message, a file too large or nested too deeply). Shared by the batch parser, its
 the parse-ahead process, and by the language server for an unsaved buffer."""
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 import re
 import sys
+import threading
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
@@ -78,6 +81,7 @@ def parse_unit(unit: Unit, data: bytes) -> List[Diagnostic]:
         return errors
     text = decoded.text
     if unit.path.endswith(".ipynb"):
+        # notebooks only
         from linter.source.notebooks import NotebookError, read_notebook
 
         try:
@@ -86,8 +90,10 @@ def parse_unit(unit: Unit, data: bytes) -> List[Diagnostic]:
             errors.append(Diagnostic(ErrorKind.NOTEBOOK, unit.path, exc.message, line=exc.line, column=exc.column))
             return errors
         text = unit.notebook.text
+    # imported where it is used: libcst is slow to import (start-up time)
     import libcst as cst
 
+    # the extractor (and libcst) only when a file must be parsed (start-up time)
     from linter.facts.depth import nesting_problem
     from linter.facts.extract import extract
 
@@ -124,7 +130,6 @@ def with_deep_stack(fn: Callable[..., Any], *args: Any) -> Any:
     the normal stack could overflow it; a fresh thread gets a stack sized for the limit. Only
     files that failed at the default limit take this path; pathological expression depth is
     refused earlier (``facts/depth.py``)."""
-    import threading
 
     out: Dict[str, Any] = {}
 
@@ -173,8 +178,6 @@ def syntax_error_details(source: str, exc: "cst.ParserSyntaxError") -> Tuple[int
     libcst's native parser reports where it gave up; Python's own parser usually names the
     offending token and recognises Python 2 code, so it is asked first.
     """
-    import ast
-    import warnings
 
     try:
         with warnings.catch_warnings():

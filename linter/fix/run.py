@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from linter.compiler.build import CompiledRule
+from linter.core.cache import Cache
 from linter.core.model import Finding
 from linter.engine.units import RunResult
+from linter.facts.batch import _context, collector_paused
 from linter.fix.apply import Refusal, apply, plan
 
 if TYPE_CHECKING:
@@ -153,13 +155,13 @@ def _plan_all(work: List[Tuple[str, List[Finding], str]], by_id: Dict[str, Compi
     global _PLAN_WORK, _PLAN_ARGS
     _PLAN_WORK, _PLAN_ARGS = work, (by_id, lang)
     try:
-        from linter.facts.batch import _context, collector_paused
 
         ctx = _context()
         if jobs <= 1 or len(work) < _PARALLEL_MIN_FILES or ctx.get_start_method() != "fork":
             # a plan's syntax trees hold no reference cycles: collections would only rescan them
             with collector_paused(freeze=False):
                 return [_plan_one(i) for i in range(len(work))]
+        # imported when worker processes are started (start-up time)
         from concurrent.futures import ProcessPoolExecutor
 
         try:
@@ -186,7 +188,6 @@ def _annotate_key(cache: Optional["Cache"], rules_key: str, lang: str, path: str
         if " at 0x" in part:
             return ""
         parts.append(part)
-    from linter.core.cache import Cache
 
     return Cache.digest(parts)
 

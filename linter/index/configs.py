@@ -55,6 +55,7 @@ def parse_config(path: str, data: bytes) -> Optional[ConfigMap]:
             return None
         return _from_json(path, obj, text) if isinstance(obj, dict) else None
     try:
+        # imported where it is used: PyYAML is slow to import (start-up time)
         import yaml
 
         loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -71,6 +72,7 @@ def parse_config(path: str, data: bytes) -> Optional[ConfigMap]:
 
 
 def _from_node(path: str, node: Any, loader: Any) -> ConfigMap:
+    # imported where it is used: PyYAML is slow to import (start-up time)
     import yaml
 
     items: Dict[str, Tuple[Any, int]] = {}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gc
+import importlib
 import sys
 import time
 import traceback
@@ -10,13 +11,13 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from linter.compiler.build import CompiledRule
 from linter.core.model import Diagnostic, ErrorKind, Finding
 from linter.core.observer import Observer
+from linter.core.versions import parse_version, version_in
 from linter.index.values import Cls, Func
 from linter.match.context import MatchContext
 
 
 def run_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: str) -> List[Finding]:
     if rule.versions:
-        from linter.core.versions import parse_version, version_in
 
         version = mc.version_of(rule.framework)
         if version and not version_in(parse_version(version), rule.versions):
@@ -30,7 +31,6 @@ _RUNNERS = {"call": ("linter.match.calls", "run_call_rule"), "absent": ("linter.
 
 
 def _runner(kind: str) -> Any:
-    import importlib
 
     module, name = _RUNNERS.get(kind, _RUNNERS["sequence"])
     return getattr(importlib.import_module(module), name)
@@ -241,6 +241,7 @@ def _applicable(rules: Sequence[CompiledRule], mc: MatchContext) -> List[Compile
 
 def _forked(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int], lang: str, jobs: int,
             order: Sequence[int], obs: Observer) -> List[Result]:
+    # imported when worker processes are started (start-up time)
     import multiprocessing
 
     global _STATE

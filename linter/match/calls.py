@@ -7,7 +7,8 @@ from linter.compiler.build import CallPattern, CompiledRule
 from linter.core.model import Finding
 from linter.match.context import CallSite, MatchContext
 from linter.match.findings import make_finding
-from linter.match.predicates import CAUSE
+from linter.match.predicates import CAUSE, evaluate
+from linter.match.severity import adjust
 
 
 def call_span(site: CallSite, at: str = "call") -> tuple:
@@ -34,7 +35,6 @@ FIX_VARIANTS = "fix.variants"
 
 
 def fix_variants(rule: CompiledRule, site: CallSite, mc: MatchContext) -> str:
-    from linter.match.predicates import evaluate
 
     return ",".join(str(i) for i, f in enumerate(rule.fixes) if f.when is None or evaluate(f.when, site, mc))
 
@@ -85,7 +85,6 @@ def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], la
         fi, cid = site.fi, site.cid
         severity, note = None, ""
         if rule.severity_if:
-            from linter.match.severity import adjust
 
             severity, note = adjust(rule, mc, lang, fi, mc.p.callee_values(fi, cid), site)
         variants = fix_variants(rule, site, mc) if rule.fixes else None   # may record more argument values

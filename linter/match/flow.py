@@ -29,11 +29,15 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set
 
 from linter.compiler.build import CompiledRule, Effect, FlowSpec
 from linter.core.model import Finding
-from linter.facts.ir import iter_returns, walk
+from linter.facts.ir import iter_returns, last_sid, walk
 from linter.facts.model import Expr, Stmt
+from linter.index.apis import Param as ApiParam
+from linter.index.project import bind_args
 from linter.index.values import Bound, Cls, Func, Obj, ordered
 from linter.match.context import MatchContext
-from linter.match.findings import make_finding
+from linter.match.findings import make_finding, render
+from linter.match.predicates import arg_values
+from linter.match.severity import adjust, mode_layer_globs
 from linter.program.training import direct_parts, frozen_objects, parts, trained_objects, updated_by
 
 Site = Tuple[int, int]
@@ -82,7 +86,6 @@ class _Summary:
     """Direct sinks reachable from the function's entry without a transition (nested helpers included)."""
     loop_sink: bool = False
     """A sink under entry runs inside a loop of this function or of a helper it calls."""
-
     @property
     def sink(self) -> bool:
         return bool(self.sink_sites)
@@ -160,7 +163,6 @@ class StateFlow:
     and the objects it wraps, a sink checks the networks it trains; without it every key is
     ``ANY`` (one state per script).
     """
-
     def __init__(self, rule: CompiledRule, mc: MatchContext, lang: str) -> None:
         self.rule = rule
         self.spec: FlowSpec = rule.spec
@@ -217,7 +219,6 @@ class StateFlow:
             return frozenset((eff.to,))
         assert eff.to_from_arg is not None
         arg, when_true, when_false, position, default = eff.to_from_arg
-        from linter.match.predicates import arg_values
 
         a = site.arg(arg)
         if a is None and site.params is None and position is not None:
@@ -339,8 +340,6 @@ class StateFlow:
         """What a step on ``keys`` depends on: the mode-dependent layers (Dropout, BatchNorm...)
         inside them — ``set_train`` on any ancestor reaches those. Without known layers: the
         networks themselves (wrappers, losses and optimizers replaced by what they wrap)."""
-        from linter.match.severity import mode_layer_globs
-
         globs = mode_layer_globs(self.mc, self.rule.framework)
         layers: Set[Key] = set()
         for k in keys:
@@ -666,8 +665,6 @@ class StateFlow:
     def _single_layer(self, keys: FrozenSet[Key]) -> bool:
         """The receiver is one mode-dependent layer (a Dropout), not a network: switching it
         alone is deliberate (Tacotron2 keeps its prenet dropout on at inference)."""
-        from linter.match.severity import mode_layer_globs
-
         if not keys or ANY in keys:
             return False
         globs = mode_layer_globs(self.mc, self.rule.framework)
@@ -721,7 +718,6 @@ class StateFlow:
         """Whether the transition behind ``origin`` runs in a loop that also runs call ``cid``."""
         if origin[0] != "L" or origin[4] != fr.scope or origin[1] != fr.fi:
             return False
-        from linter.facts.ir import last_sid
 
         stmt = self.p.files[fr.fi].calls[cid].stmt
         for loop in self.mc.loops(fr.fi, fr.scope).get(stmt, ()):
@@ -801,14 +797,12 @@ class StateFlow:
             if info["called_at"]:
                 set_by += f" (called at {info['called_at']})"
             data["set_by"] = set_by
-            from linter.match.findings import render
 
             causes.append(render(self.spec.cause("transition", self.lang), data))
         data["cause"] = "; ".join(c for c in causes if c)
         via = info["via"]
         if via is not None:
             data["helper"] = self.p.project_qual(via)
-        from linter.match.severity import adjust
 
         severity, note = adjust(self.rule, self.mc, self.lang, fi, self.p.callee_values(fi, cid))
         return make_finding(self.rule, self.p.files[fi].path, (call.line, call.column, call.end_line, call.end_column),
@@ -1120,8 +1114,6 @@ class TaintFlow:
                 out[p.name] = a
             return out
         call = self.p.files[fi].calls[cid]
-        from linter.index.apis import Param as ApiParam
-        from linter.index.project import bind_args
 
         b = bind_args(call.args, [ApiParam(p.name, p.kind) for p in params])
         for name, bound in b.args.items():
@@ -1289,7 +1281,6 @@ class TaintFlow:
         sfi, scid = info["sink"]
         if (sfi, scid) != (fi, cid):
             data["sink"] = _label(self.mc, sfi, scid)
-        from linter.match.findings import render
 
         data["cause"] = render(self.spec.cause("source", self.lang), data)
         return make_finding(self.rule, self.p.files[fi].path, (call.line, call.column, call.end_line, call.end_column),

@@ -9,6 +9,7 @@ import math
 from typing import Any, Iterable, List, Optional, Tuple
 
 from linter.compiler.build import ArgPred, BoolPred, CallPred, ValueTest
+from linter.core.versions import parse_version, version_in
 from linter.facts.ir import child_blocks, last_sid
 from linter.facts.model import ArgFact, Expr
 from linter.index.apis import NO_DEFAULT, Expression
@@ -451,7 +452,6 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
                 return False
             _record_related(site, mc, hit)
     if pred.version is not None:
-        from linter.core.versions import parse_version, version_in
 
         version = site.version or mc.version_of(site.framework)
         if not version or not version_in(parse_version(version), pred.version):

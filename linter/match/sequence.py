@@ -27,6 +27,8 @@ from linter.facts.model import FileFacts
 from linter.index.values import Cls, Func, Obj
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding
+from linter.match.severity import adjust
+from linter.program.roles import _RUN_BY_INSTANCE
 
 OK, BAD, UNKNOWN = "ok", "bad", "unknown"
 Verdict = Tuple[str, str]
@@ -76,7 +78,6 @@ def _names_in(e: Any, out: List[Tuple[int, ...]]) -> None:
 
 class _FileIndex:
     """Per-file lookups: who consumes a call's result, and who uses a binding."""
-
     def __init__(self, facts: FileFacts) -> None:
         self.parent: Dict[int, int] = {}
         self.receiver_of: Dict[int, int] = {}
@@ -233,8 +234,6 @@ class _Sequence:
     def _network_output(self, fi: int, scope: int) -> Verdict:
         """A value returned by the ``construct``/``forward`` of a cell that is built but never
         called by the project — the framework runs it: the network's output."""
-        from linter.program.roles import _RUN_BY_INSTANCE
-
         f = self.p.files[fi].funcs[scope]
         if not self.spec.output or f.kind != "method" or f.cls < 0 or f.name not in _RUN_BY_INSTANCE:
             return UNKNOWN, ""
@@ -391,7 +390,6 @@ def run_sequence_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int]
         data["next"] = nxt
         severity, note = None, ""
         if rule.severity_if:
-            from linter.match.severity import adjust
 
             severity, note = adjust(rule, mc, lang, fi, (), site)
         out.append(make_finding(rule, mc.p.files[fi].path, (call.line, call.column, call.end_line, call.end_column), data, lang,

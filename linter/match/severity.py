@@ -16,6 +16,7 @@ from linter.compiler.build import CompiledRule
 from linter.core.globs import GlobSet
 from linter.index.values import Cls, Ext, Obj
 from linter.match.context import MatchContext
+from linter.match.predicates import arg_values, evaluate
 from linter.program.training import parts
 
 _FACTORIES = ("create_model", "get_model", "build_model", "from_pretrained", "load_model", "load")
@@ -31,7 +32,6 @@ def adjust(rule: CompiledRule, mc: MatchContext, lang: str, fi: int,
     matched call ``site`` (call rules)."""
     for adj in rule.severity_if:
         if "pred" in adj:
-            from linter.match.predicates import evaluate
 
             if site is not None and evaluate(adj["pred"], site, mc):
                 return adj["severity"], adj["note"].get(lang) or adj["note"]["en"]
@@ -147,7 +147,6 @@ def _is_mode_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
     names = mc.p.call_names(fi, cid)
     if not globs.any(mc.created_types(fi, cid) or names):
         return False
-    from linter.match.predicates import arg_values
 
     f = mc.p.files[fi].calls[cid].func
     if _mode_fixed_at_construction(mc, fi, cid) or \

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from functools import partial
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, TYPE_CHECKING, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from linter.core.globs import GlobSet, Regex
 from linter.facts.ir import child_blocks, sub_exprs, walk

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import List
 
 from linter.compiler.build import CompiledRule
+from linter.compiler.fixes import fix_docs
 from linter.engine.packs import RulePacks
 
 HEADINGS = {
@@ -39,7 +40,6 @@ def render_rule(rule: CompiledRule, packs: RulePacks, lang: str = "en") -> str:
             out.append(localized(rule.docs[key], lang).strip())
             out.append("")
     if rule.fixes:
-        from linter.compiler.fixes import fix_docs
 
         out.append(f"## {h['autofix']}")
         out += [f"- {line}" for line in fix_docs(rule.fixes, lang)]

@@ -34,10 +34,10 @@ def wants_progress(err: TextIO, fmt: str = "rich", quiet: bool = False) -> bool:
 def progress_bar(err: TextIO, lang: str = "en") -> Tuple[Progress, Callable[[], None]]:
     """A transient rich progress display on ``err``: one line per phase, files or rules done
     of total. Returns the tick callback and the function that removes the display."""
+    # imported where it is used: rich is slow to import (start-up time)
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
     from rich.progress import Progress as Bar
-    from rich.progress import TaskID
 
     bar = Bar(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
               TimeElapsedColumn(), console=Console(file=err), transient=True)
@@ -102,6 +102,7 @@ def peak_memory_mb(children: bool = False) -> Optional[float]:
     """Peak resident memory of this process (or of its largest finished child) in MB; None
     where the platform does not say."""
     try:
+        # POSIX only: imported where it is used
         import resource
     except ImportError:   # Windows
         return None

@@ -35,12 +35,14 @@ class Report:
         return os.path.abspath(os.path.join(self.cwd, f.path))
 
     def _prints(self, base: str) -> List[str]:
+        # imported when this runs, not at start-up (a cached one-file check does not need it)
         from linter.baseline import fingerprints
 
         return fingerprints(self.findings, self.result.flagged_text, base, self._abspath)
 
     def write_baseline(self, path: str) -> int:
         """Record every current finding; returns how many."""
+        # imported when this runs, not at start-up (a cached one-file check does not need it)
         from linter.baseline import write_baseline
 
         base = os.path.dirname(os.path.abspath(path))
@@ -50,6 +52,7 @@ class Report:
     def apply_baseline(self) -> None:
         if not self.settings.baseline:
             return
+        # imported when this runs, not at start-up (a cached one-file check does not need it)
         from linter.baseline import filter_new, load_baseline
 
         bl = load_baseline(self.settings.baseline)
@@ -79,6 +82,7 @@ class Report:
         return [r for r in self.settings.packs.rules if r.id in self.settings.ran]
 
     def write_errors(self, out: TextIO) -> None:
+        # imported when this runs, not at start-up (a cached one-file check does not need it)
         from linter.report.common import error_line
 
         for e in self.errors:
@@ -97,6 +101,7 @@ class Report:
         fmt, lang = self.settings.format, self.settings.lang
         findings, errors = self.findings, self.errors
         if fmt == "json":
+            # the chosen output format only (start-up time: rich for the rich format)
             from linter.report import json_format
 
             extra: Dict[str, Any] = {"suppressed": self.result.suppressed, "context_files": self.result.context_files}
@@ -104,23 +109,28 @@ class Report:
                 extra["baseline"] = self.baseline_info
             json_format.write(out, findings, errors, self.result.files, extra)
         elif fmt == "concise":
+            # the chosen output format only
             from linter.report import concise
 
             shown, hidden = self.shown()
             concise.write(out, shown, errors, hidden=0 if quiet else hidden, lang=lang)
         elif fmt == "sarif":
+            # the chosen output format only
             from linter.report import sarif
 
             sarif.write(out, findings, errors, self._rules(), lang)
         elif fmt == "github":
+            # the chosen output format only
             from linter.report import github
 
             github.write(out, findings, errors, self._rules(), lang)
         elif fmt == "junit":
+            # the chosen output format only
             from linter.report import junit
 
             junit.write(out, findings, errors, self._rules(), lang, fail_on=self.settings.fail_on)
         else:
+            # the chosen output format only
             from linter.report import text
 
             shown, hidden = self.shown()

@@ -27,6 +27,7 @@ def write(out: TextIO, findings: List[Finding], errors: List[Diagnostic], files:
     """``result`` supplies the source lines shown under each finding (None: no source);
     ``fixable`` (findings with a safe fix, with an unsafe fix) adds the hint to use ``--fix``;
     ``hidden_info`` is the number of ``info`` findings left out, said in one line."""
+    # imported where it is used: rich is slow to import (start-up time)
     from rich.console import Console
     from rich.text import Text
 

@@ -8,10 +8,13 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 
 from lsprotocol import types as lsp
 
+from linter.engine.units import RunResult
+from linter.fix.run import fix_loop
 from linter.server import convert
 from linter.server.engine import Folder, fixes_for, rule_of
 from linter.server.state import Feature, Shown, collector
 from linter.server.state import register as _register
+from linter.source.discover import display_path
 
 if TYPE_CHECKING:
     from linter.server.app import TrainlintServer
@@ -149,10 +152,6 @@ def _fix_all(folder: Folder, shown: Shown, others: Dict[str, bytes]) -> Optional
     """Every safe fix of the file, in rounds as ``check --fix`` applies them: the first from the
     findings already shown for this text, each later one after linting the fixed text with the
     project around it; the other open files are context, not fixed."""
-    from linter.engine.units import RunResult
-    from linter.fix.run import fix_loop
-    from linter.source.discover import display_path
-
     if folder.settings is None:
         return None
     rel = display_path(shown.path, folder.root)   # the findings' own path

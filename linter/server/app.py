@@ -11,6 +11,8 @@ flight, and an edit after a pause is linted at once (no fixed delay to wait out)
 from __future__ import annotations
 
 import asyncio
+import gc
+import json
 import logging
 import os
 import traceback
@@ -21,6 +23,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
 from linter import __version__
+from linter.index.modules import project_root
 from linter.server import actions, convert, handlers
 from linter.server.engine import CONFIG_NAMES, Folder, Outcome
 from linter.server.state import PYTHON_SUFFIXES, Shown, State, fs_path
@@ -51,7 +54,6 @@ class TrainlintServer(LanguageServer):
                 best = f
         if best is not None:
             return best
-        from linter.index.modules import project_root
 
         root = project_root(path) or os.path.dirname(path)
         return self.add_folder(root)
@@ -143,7 +145,6 @@ class TrainlintServer(LanguageServer):
 
     def _collect_if_idle(self) -> None:
         """The garbage cycles of the lints (paused during them), collected once the user pauses."""
-        import gc
 
         if (self.state.running is None or self.state.running.done()) and not self.state.dirty:
             gc.collect()
@@ -227,7 +228,6 @@ class TrainlintServer(LanguageServer):
 
 def _notebook_json(texts: List[str]) -> bytes:
     """An ``.ipynb`` of the synced code cells, in order (the engine reads notebooks as files)."""
-    import json
 
     nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": t, "outputs": [], "execution_count": None}
                     for t in texts],

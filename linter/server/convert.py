@@ -14,6 +14,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 from lsprotocol import types as lsp
 
 from linter.core.model import Diagnostic, ErrorKind, Finding, Severity, Span
+from linter.report.explain import HEADINGS, localized
 from linter.report.sarif import INFORMATION_URI
 from linter.source.decode import line_starts, source_lines
 
@@ -28,7 +29,6 @@ _SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error, Severity.WARNING: lsp
 class Lines:
     """A text's lines (as Python and the findings count them: :mod:`linter.source.decode`), for
     converting positions both ways."""
-
     def __init__(self, text: str, encoding: str = "utf-16") -> None:
         self.text = text
         self.starts = line_starts(text)
@@ -186,8 +186,6 @@ def overlaps(r: lsp.Range, other: lsp.Range) -> bool:
 
 def hover_markdown(rule: Any, packs: Any, lang: str, message: str) -> str:
     """The rule's explain text (what, why, fix) under the finding's message."""
-    from linter.report.explain import HEADINGS, localized
-
     h = HEADINGS.get(lang, HEADINGS["en"])
     out = [f"**{rule.id}** `{rule.name}`: {localized(rule.title, lang)}", "", message, ""]
     item = packs.checklist.get(rule.checklist, {})

@@ -22,10 +22,17 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from linter.api import _root
 from linter.core.model import Diagnostic, ErrorKind, Finding
 from linter.engine.probes import Probes
 from linter.engine.run import run_project
+from linter.facts.batch import collector_paused
 from linter.facts.parse_file import Unit, parse_unit, too_large
+from linter.fix.apply import plan
+from linter.report.run import Report
+from linter.settings.config import ConfigError
+from linter.settings.resolve import CliOverrides, RuleErrors, resolve_settings
+from linter.source.discover import display_path
 
 CONFIG_NAMES = ("pyproject.toml", "trainlint.toml")
 
@@ -34,7 +41,6 @@ CONFIG_NAMES = ("pyproject.toml", "trainlint.toml")
 class Overrides:
     """What the client says (``initializationOptions`` / ``workspace/didChangeConfiguration``);
     None or empty = the folder's config file decides."""
-
     lang: Optional[str] = None
     select: Optional[List[str]] = None
     extend_select: List[str] = field(default_factory=list)
@@ -45,7 +51,6 @@ class Overrides:
     info_severity: str = "information"
     """How ``info`` findings are shown: ``information`` (the default) or ``hint`` (most editors
     show hints only as faint dots, out of the problems list)."""
-
     @classmethod
     def from_json(cls, data: Any) -> "Overrides":
         """From the client's JSON (snake_case, kebab-case or an editor's camelCase keys; empty
@@ -85,7 +90,6 @@ class Overrides:
 @dataclass
 class Problem:
     """A configuration or rule-file problem: shown to the user, never a dead server."""
-
     path: str
     """Absolute path of the file at fault (the config file, a rule file), or the folder."""
     line: Optional[int]
@@ -95,7 +99,6 @@ class Problem:
 @dataclass
 class Outcome:
     """One run's answer, by absolute path of each open document."""
-
     findings: Dict[str, List[Finding]]
     errors: Dict[str, List[Diagnostic]]
 
@@ -109,7 +112,6 @@ class _Parsed:
 
 class Folder:
     """A workspace folder: settings, warm facts, and the lint of its open documents."""
-
     def __init__(self, root: str, overrides: Optional[Overrides] = None) -> None:
         self.root = os.path.abspath(root)
         self.overrides = overrides or Overrides()
@@ -129,9 +131,6 @@ class Folder:
     def load_settings(self) -> Optional[Problem]:
         """(Re)read the config file and rule packs; on a problem keep the last good settings
         (or none) and return the problem."""
-        from linter.settings.config import ConfigError
-        from linter.settings.resolve import CliOverrides, RuleErrors, resolve_settings
-
         o = self.overrides
         cli = CliOverrides(select=o.select, extend_select=list(o.extend_select), ignore=list(o.ignore),
                            rules=[os.path.join(self.root, r) for r in o.rules], target_version=list(o.target_version),
@@ -183,7 +182,6 @@ class Folder:
                 self.load_settings()
             if self.settings is None:
                 return Outcome({}, {})
-            from linter.facts.batch import collector_paused
 
             cwd = os.getcwd()
             os.chdir(self.root)   # reports show paths relative to the working directory
@@ -197,9 +195,6 @@ class Folder:
                 os.chdir(cwd)
 
     def _lint(self, docs: Dict[str, bytes]) -> Outcome:
-        from linter.api import _root
-        from linter.report.run import Report
-        from linter.source.discover import display_path
 
         st = self.settings
         for gone in [p for p in self._parsed if p not in docs]:
@@ -293,8 +288,6 @@ def rule_of(folder: Folder, rule_id: str) -> Any:
 
 def fixes_for(folder: Folder, findings: Sequence[Finding], text: str) -> List[Any]:
     """The planned fix of each finding that has one (verified: the result compiles)."""
-    from linter.fix.apply import plan
-
     st = folder.settings
     if st is None:
         return []

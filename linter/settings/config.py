@@ -140,6 +140,7 @@ def load_config(path: str) -> Config:
     except UnicodeDecodeError as exc:
         raise ConfigError(path, f"not UTF-8 (byte {exc.start}); TOML files must be UTF-8") from None
     if sys.version_info >= (3, 11):
+        # the standard library's TOML reader from Python 3.11, else tomli
         import tomllib
     else:  # pragma: no cover - exercised on Python 3.9/3.10 only
         import tomli as tomllib
@@ -191,6 +192,7 @@ def load_config(path: str) -> Config:
 
 
 def _validate(path: str, text: str, table: Any, section: Optional[str]) -> None:
+    # imported where it is used: jsonschema is slow to import (start-up time)
     import jsonschema
 
     where = section or "configuration"
@@ -199,6 +201,7 @@ def _validate(path: str, text: str, table: Any, section: Optional[str]) -> None:
     known = list(SCHEMA["properties"])
     for key in table:
         if key not in SCHEMA["properties"]:
+            # only to suggest a key for a misspelt one
             import difflib
 
             guess = difflib.get_close_matches(key.replace("_", "-"), known, n=1, cutoff=0.6)

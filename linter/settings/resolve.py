@@ -113,6 +113,7 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
     where = config.path or "command line"
     cache = None
     if not cli.no_cache:
+        # only when caching is on
         from linter.core.cache import Cache
 
         cache_dir = cli.cache_dir and os.path.abspath(os.path.join(cwd, cli.cache_dir))
@@ -145,6 +146,7 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
         for rid in ids_matching([selector], packs.rules):
             severity[rid] = Severity(level)
     lang = cli.lang or config.lang or "en"
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.facts.batch import default_jobs
 
     jobs = cli.jobs if cli.jobs is not None else config.jobs if config.jobs is not None else default_jobs()
@@ -163,6 +165,7 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
     baseline = os.path.abspath(os.path.join(cwd, cli.baseline)) if cli.baseline else config.baseline
     run_key = None
     if cache is not None:
+        # only when caching is on
         from linter.core.cache import Cache, code_digest
 
         run_key = Cache.digest([
@@ -176,6 +179,7 @@ def resolve_settings(paths: Sequence[str], cwd: str, cli: CliOverrides) -> Setti
 
 
 def _megabytes(mb: Optional[float]) -> int:
+    # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.facts.parse_file import DEFAULT_MAX_FILE_SIZE
 
     return DEFAULT_MAX_FILE_SIZE if mb is None else int(mb * 1024 * 1024)

@@ -22,6 +22,7 @@ def _git_pattern() -> Any:
     global _GitPattern
     if _GitPattern is None:
         try:
+            # pathspec loads only when a walk needs ignore patterns (start-up time); its module moved in 1.0
             from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern as cls
         except ImportError:   # pathspec < 1.0
             from pathspec.patterns.gitwildmatch import GitWildMatchPattern as cls

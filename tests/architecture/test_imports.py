@@ -79,3 +79,34 @@ def test_import_contracts_hold() -> None:
     proc = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout
+
+
+def test_every_deferred_import_says_why() -> None:
+    """An import inside a function is for start-up time (or an optional dependency), never to
+    hide a cycle (the cycle test above sees function-level imports): each says so in a comment
+    on its line or above its block."""
+    import ast
+
+    missing = []
+    for folder, _dirs, files in os.walk(os.path.join(ROOT, "linter")):
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8") as fh:
+                src = fh.read().splitlines()
+            for node in ast.walk(ast.parse("\n".join(src))):
+                if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for sub in ast.walk(node):
+                    if not isinstance(sub, (ast.Import, ast.ImportFrom)):
+                        continue
+                    k = sub.lineno - 2
+                    while k >= 0 and src[k].strip().startswith(("from ", "import ")):
+                        k -= 1
+                    above = src[k].strip() if k >= 0 else ""
+                    # a comment line above the block, or on the `else:` / `except ...:` that holds it
+                    said = above.startswith("#") or (above.startswith(("else", "except")) and "#" in above)
+                    if "#" not in src[sub.lineno - 1] and not said:
+                        missing.append(f"{os.path.relpath(path, ROOT)}:{sub.lineno}")
+    assert missing == [], "function-level imports without a reason: " + ", ".join(missing)
