@@ -12,7 +12,7 @@ import os
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from linter.core.memo import Hypothesis, MemoStore
+from linter.core.memo import NO_HYPOTHESIS, Hypothesis, MemoStore
 from linter.facts.ir import calls_in_range, iter_returns, last_sid
 from linter.facts.model import ArgFact, CallFact, Expr, FileFacts, ImportFact
 from linter.index.apis import NO_DEFAULT, ApiTables
@@ -148,7 +148,8 @@ def bind_args(args: Sequence[ArgFact], params: Sequence[ApiParam], skip_first: b
 class Project:
     """Every file's facts plus the lazy resolution machinery."""
 
-    _TRANSIENT = ("_active", "_depth", "_building_instance", "_resolving", "_partial")
+    _TRANSIENT = ("_active", "_depth", "_building_instance", "_resolving", "_partial", "_param_cuts",
+                  "_const_active", "_const_cuts")
     """The state of the question being answered (cycle guards, depth, partial answers): back to
     its starting value between questions. Every answer lives in :attr:`store`."""
 
@@ -194,22 +195,34 @@ class Project:
         resolved). An answer derived from a partial one is used but not memoised, so it cannot
         outlive the resolution it was cut from (``memo`` and the value tables check this)."""
         self._sets: Dict[FrozenSet[Value], FrozenSet[Value]] = self.store.table("index.sets")
+        self._params: Dict[Param, FrozenSet[Value]] = self.store.table("index.params")
+        self._consts = self.store.scoped("index.constants")
+        """(file, scope, id(expr)) → (constant values, complete), under the hypothesis in force."""
+        self._const_active: Set[Tuple[int, int, int]] = set()
+        self._const_cuts = 0
+        self._param_cuts = 0
+        """Times :meth:`param_values` was cut short (a cycle, the depth bound): answers computed
+        meanwhile are not memoised."""
 
     # ------------------------------------------------------------------ memo tables
     def memo(self, table: Dict[Any, Any], key: Any, compute: Callable[[], Any]) -> Any:
-        """``table[key]``, computed by ``compute()`` on the first question.
+        """``table[key]``, computed by ``compute()`` on the first question (with no hypothesis in
+        force: the tables behind it hold answers about the program, the same for every asker).
 
         A question that meets itself is cut short (``guard``), so an answer may depend on which
         question came first; the rules therefore each start from the same state (see
         ``linter/match/__init__.py``), which makes the findings independent of that order."""
-        h = self.store.hypothesis
-        if h:   # an answer under assumptions is kept apart from the plain one
-            key = (h, key)
         hit = table.get(key, _MISSING)
         if hit is not _MISSING:
             return hit
         partial = self._partial
-        out = compute()
+        if self.store.hypothesis:
+            # a program question (what runs, which branch is dead, what a pipeline is for) is
+            # answered without the asker's assumptions, so its memoised answer holds for everyone
+            with self.under(NO_HYPOTHESIS):
+                out = compute()
+        else:
+            out = compute()
         if self._partial == partial:
             table[key] = out
         return out
@@ -1225,10 +1238,24 @@ class Project:
         return _cap(out) if out else _EMPTY
 
     def param_values(self, p: Param) -> FrozenSet[Value]:
-        """Values a parameter receives: from every known call site, else its default."""
+        """Values a parameter receives: from every known call site, else its default. Memoised
+        unless a cycle or the depth bound cut the answer short: a transformer library's
+        configuration objects pass through dozens of constructors, and without the memo every
+        constant question walked the same parameter graph again (hours on such a tree)."""
+        hit = self._params.get(p)
+        if hit is not None:
+            return hit
         key = ("p", p)
         if key in self._active or self._depth > _MAX_DEPTH * 4:
+            self._param_cuts += 1
             return _EMPTY
+        cuts, partial = self._param_cuts, self._partial
+        out = self._param_values_uncached(p, key)
+        if self._param_cuts == cuts and self._partial == partial:
+            self._params[p] = out
+        return out
+
+    def _param_values_uncached(self, p: Param, key: Any) -> FrozenSet[Value]:
         self._active.add(key)
         try:
             fact = self.files[p.file].funcs[p.func]
@@ -1258,13 +1285,33 @@ class Project:
         Follows local and module bindings, attributes of project modules, classes, records
         (``EasyDict``, argparse defaults), parameters (through call sites, or the default
         when no call site is known) and arithmetic over all combinations.
+
+        Memoised per expression (and hypothesis) unless the depth bound or a cycle cut the
+        answer short: a value reached through many definitions and call sites (a library's
+        configuration objects) was otherwise recomputed for every path to it, exponentially.
         """
-        if depth > _MAX_DEPTH:
-            return [], False
         tag = e[0]
-        path = self.files[fi].path
         if tag == "const":
-            return [Valued(e[1], path, 0, "")], True
+            return [Valued(e[1], self.files[fi].path, 0, "")], True
+        key = (fi, scope, id(e))
+        hit = self._consts.get(key)
+        if hit is not None:
+            return list(hit[0]), hit[1]
+        if depth > _MAX_DEPTH or key in self._const_active:
+            self._const_cuts += 1
+            return [], False
+        cuts = self._const_cuts
+        self._const_active.add(key)
+        try:
+            vals, known = self._constants_uncached(fi, scope, e, depth)
+        finally:
+            self._const_active.discard(key)
+        if self._const_cuts == cuts:
+            self._consts[key] = (tuple(vals), known)
+        return vals, known
+
+    def _constants_uncached(self, fi: int, scope: int, e: Expr, depth: int) -> Tuple[List[Valued], bool]:
+        tag = e[0]
         h = self.store.hypothesis
         if h.pinned:
             pin = h.pin(id(e))

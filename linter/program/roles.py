@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from linter.core.globs import GlobSet, Regex
 from linter.facts.ir import child_blocks, sub_exprs, walk
@@ -256,42 +256,94 @@ class Roles:
         whole caller graph is walked, cycles cut, so the answer is exact for the question).
         ``strict``: a ``construct``/``forward`` counts only where its instances are called, not
         where they are built — building a train-one-step cell is not training with it."""
-        return self.p.memo(self._reach, (fi, scope, strict), lambda: self._reaching(fi, scope, frozenset(), strict)[0])
+        return self.p.memo(self._reach, (fi, scope, strict), lambda: self._reaching(fi, scope, strict))
 
-    def _reaching(self, fi: int, scope: int, stack: FrozenSet[Site], strict: bool) -> Tuple[FrozenSet[int], bool]:
-        """(entries, whether a cycle was cut below). Answers with no cycle cut below are exact
-        and memoised, so a caller graph with many paths is walked once per function."""
-        site = (fi, scope)
-        hit = self._reach.get((fi, scope, strict))
+    def _reaching(self, fi: int, scope: int, strict: bool) -> FrozenSet[int]:
+        """The entries reaching function ``scope`` of file ``fi``, over the caller graph: the
+        functions that call it, their callers, up to module code (the entries importing its
+        file) and ``__main__`` blocks (that script). Every function of a strongly connected
+        group of callers (mutual recursion: a library's modules calling one another) is reached
+        by the same entries, so the graph is walked once, group by group (Tarjan), and every
+        function met is memoised: a path-by-path walk cost exponential time on a large library."""
+        index: Dict[Site, int] = {}
+        low: Dict[Site, int] = {}
+        on_stack: Set[Site] = set()
+        stack: List[Site] = []
+        counter = 0
+
+        def successors(site: Site) -> Tuple[List[Site], Set[int]]:
+            """(the callers' functions, the entries reached directly)."""
+            sfi, sscope = site
+            if sscope == 0:
+                return [], set(self.importing_entries(sfi))
+            f = self.p.files[sfi].funcs[sscope]
+            if f.kind == "class":
+                return [(sfi, f.parent)], set()
+            callers = self.caller_statements(sfi, sscope, strict)
+            nxt = sorted({(c[0], c[1]) for c in callers if not (c[1] == 0 and self.main_guarded(c[0], c[2]))})
+            direct = {c[0] for c in callers if c[1] == 0 and self.main_guarded(c[0], c[2]) and c[0] in self._entry_set()}
+            return nxt, direct
+
+        def known(site: Site) -> Optional[FrozenSet[int]]:
+            return self._reach.get((site[0], site[1], strict))
+
+        root: Site = (fi, scope)
+        hit = known(root)
         if hit is not None:
-            return hit, False
-        if site in stack:
-            return frozenset(), True   # a cycle: every entry reaching it reaches a caller further up
-        if len(stack) > 60:
-            return frozenset(), True
-        funcs = self.p.files[fi].funcs
-        if scope == 0:
-            return self.importing_entries(fi), False
-        f = funcs[scope]
-        acc: Set[int] = set()
-        cut = False
-        if f.kind == "class":
-            sub, c = self._reaching(fi, f.parent, stack | {site}, strict)
-            acc |= sub
-            cut = cut or c
-        else:
-            for cfi, cscope in sorted({(c[0], c[1]) for c in self.caller_statements(fi, scope, strict)
-                                       if not (c[1] == 0 and self.main_guarded(c[0], c[2]))}):
-                sub, c = self._reaching(cfi, cscope, stack | {site}, strict)
-                acc |= sub
-                cut = cut or c
-            # calls under `if __name__ == "__main__":` run only when that file is the script
-            acc |= {c[0] for c in self.caller_statements(fi, scope, strict)
-                    if c[1] == 0 and self.main_guarded(c[0], c[2]) and c[0] in self._entry_set()}
-        result = frozenset(acc)
-        if not cut:
-            self._reach[(fi, scope, strict)] = result
-        return result, cut
+            return hit
+        direct: Dict[Site, Set[int]] = {}
+        work: List[Tuple[Site, Iterator[Site]]] = []
+
+        def push(site: Site) -> None:
+            nonlocal counter
+            index[site] = low[site] = counter
+            counter += 1
+            stack.append(site)
+            on_stack.add(site)
+            nxt, d = successors(site)
+            direct[site] = d
+            work.append((site, iter(nxt)))
+
+        push(root)
+        while work:
+            site, it = work[-1]
+            advanced = False
+            for w in it:
+                if known(w) is not None:
+                    continue
+                if w not in index:
+                    push(w)
+                    advanced = True
+                    break
+                if w in on_stack:
+                    low[site] = min(low[site], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[site])
+            if low[site] != index[site]:
+                continue
+            group: List[Site] = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == site:
+                    break
+            members = set(group)
+            acc: Set[int] = set()
+            for member in group:
+                acc |= direct[member]
+                nxt, _ = successors(member)
+                for w in nxt:
+                    if w not in members:
+                        acc |= known(w) or frozenset()
+            result = frozenset(acc)
+            for member in group:
+                self._reach[(member[0], member[1], strict)] = result
+        return known(root) or frozenset()
 
     def caller_statements(self, fi: int, scope: int, strict: bool = False) -> List[Tuple[int, int, int]]:
         """(file, function, statement) of every place that runs function ``scope`` of file
