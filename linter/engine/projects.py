@@ -27,7 +27,8 @@ from linter.core.model import Diagnostic, Finding
 from linter.core.observer import Observer, Stage
 from linter.engine.probes import Probes
 from linter.engine.units import Options, RunResult
-from linter.facts.batch import _context, collector_paused
+from linter.core.workers import fork_map
+from linter.facts.batch import collector_paused
 from linter.facts.parse_file import Unit
 from linter.program.projects import Group
 
@@ -157,52 +158,42 @@ def _schedule(groups: Sequence[Group]) -> List[int]:
     return sorted(range(len(groups)), key=lambda i: (groups[i].rest, -len(groups[i].units), i))
 
 
-_WORK: Optional[Tuple[List[Group], "RulePacks", Options, Runner]] = None
 _SHARED: Dict[str, Unit] = {}
-
-
-def _task(index: int, extra: Extra, jobs: int = 1) -> Tuple[int, Part]:
-    assert _WORK is not None
-    groups, packs, options, runner = _WORK
-    if jobs > 1:
-        options = dataclasses.replace(options, jobs=jobs)
-    return index, _collected(lambda: check_group(groups[index], packs, options, Probes(), runner, _SHARED, extra))
+"""A worker's context files read by the groups it checked before (inherited empty by each)."""
 
 
 def _in_workers(groups: List[Group], packs: "RulePacks", options: Options, jobs: int,
                 obs: Observer, runner: Runner) -> List[Part]:
-    """The groups spread over ``jobs`` forked workers; the rest groups once the projects they
-    need are done. A group whose worker died (out of memory, killed) is checked here instead,
-    so none is lost."""
-    # imported when worker processes are started (start-up time)
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    global _WORK
-    _WORK = (groups, packs, options, runner)
+    """The groups spread over ``jobs`` forked workers (:func:`linter.core.workers.fork_map`); the
+    rest groups once the projects they need are done. A group whose worker died (out of memory,
+    killed) is checked here instead, so none is lost."""
     parts: List[Optional[Part]] = [None] * len(groups)
     workers = min(jobs, len(groups))
     inner_jobs = _inner_jobs(groups, workers, jobs)
-    done = 0
-    try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-            for wave in ([i for i in _schedule(groups) if not groups[i].rest],
-                         [i for i in _schedule(groups) if groups[i].rest]):
-                futures = [pool.submit(_task, i, importers(groups[i], groups, parts) if groups[i].rest else [],
-                                       inner_jobs[i]) for i in wave]
-                for fut in as_completed(futures):
-                    obs.tick("checking", done, len(groups))
-                    done += 1
-                    try:
-                        i, part = fut.result()
-                    except Exception:   # a dead worker: its group is redone below
-                        continue
-                    parts[i] = part
-    except Exception:
-        pass   # the pool itself broke: whatever is missing is redone below
-    finally:
-        _WORK = None
+    done = [0]
+
+    def task(item: Tuple[int, Extra]) -> Part:
+        i, extra = item
+        inner = dataclasses.replace(options, jobs=inner_jobs[i]) if inner_jobs[i] > 1 else options
+        return _collected(lambda: check_group(groups[i], packs, inner, Probes(), runner, _SHARED, extra))
+
+    def arrived(_n: int, _part: Part) -> None:
+        obs.tick("checking", done[0], len(groups))
+        done[0] += 1
+
+    for wave in ([i for i in _schedule(groups) if not groups[i].rest],
+                 [i for i in _schedule(groups) if groups[i].rest]):
+        items = [(i, importers(groups[i], groups, parts) if groups[i].rest else []) for i in wave]
+        # a dead worker's group is checked in this process (with its own context map)
+        shared_here: Dict[str, Unit] = {}
+        answers = fork_map(task, items, workers, on_result=arrived,
+                           on_dead=lambda item: _collected(lambda: check_group(
+                               groups[item[0]], packs, options, Probes(), runner, shared_here, item[1])),
+                           freeze=False)
+        for (i, _extra), part in zip(items, answers):
+            parts[i] = part
     obs.workers = workers
-    return _in_order(groups, packs, options, Probes(), obs, runner, parts)
+    return [p for p in parts if p is not None]
 
 
 def _inner_jobs(groups: Sequence[Group], workers: int, jobs: int) -> List[int]:

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import gc
 import pickle
-import sys
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from linter.core.cpus import usable_cpus
 from linter.core.model import Diagnostic, ErrorKind
+from linter.core.workers import context, fork_map
 from linter.facts.ahead import ParseAhead
 from linter.facts.worker import Entry, parse_bytes, worker
 
@@ -49,17 +49,6 @@ def collector_paused(freeze: bool = True) -> Iterator[None]:
 
 def default_jobs() -> int:
     return usable_cpus()
-
-
-def _context():
-    # imported when worker processes are started (start-up time)
-    import multiprocessing
-
-    # fork: workers inherit the imported modules (no second start-up). Elsewhere (macOS,
-    # Windows) the platform default works, only slower to start.
-    if sys.platform.startswith("linux"):
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context()
 
 
 def _batches(items: List[Tuple[int, str, bytes]], jobs: int) -> List[List[Tuple[int, str, bytes]]]:
@@ -132,25 +121,26 @@ def _has_io_error(entry: Optional[Entry]) -> bool:
 
 def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int, tick: Optional[Callable[[int], None]] = None,
               done: int = 0) -> Dict[int, bytes]:
-    # imported when worker processes are started (start-up time)
-    from concurrent.futures import ProcessPoolExecutor
-
     batches = _batches(todo, jobs)
     out: Dict[int, bytes] = {}
-    with ProcessPoolExecutor(max_workers=min(jobs, len(batches)), mp_context=_context()) as pool:
-        futures = [(batch, pool.submit(worker, [(p, d) for _, p, d in batch])) for batch in batches]
-        for batch, fut in futures:
-            try:
-                blobs = fut.result()
-            except Exception:  # a dead worker (killed, out of memory, a crash in the parser)
-                out.update(_isolated(batch))
-            else:
-                for (i, _, _), blob in zip(batch, blobs):
-                    out[i] = blob
-            done += len(batch)
-            if tick is not None:
-                tick(done)
+    finished = [done]
+
+    def arrived(_i: int, _blobs: List[bytes]) -> None:
+        finished[0] += len(batches[_i])
+        if tick is not None:
+            tick(finished[0])
+
+    # a dead worker's batch (killed, out of memory, a crash in the parser): one file per process
+    answers = fork_map(lambda batch: worker([(p, d) for _, p, d in batch]), batches, jobs, on_result=arrived,
+                       on_dead=lambda batch: _in_order(batch, _isolated(batch)), freeze=False)
+    for batch, blobs in zip(batches, answers):
+        for (i, _, _), blob in zip(batch, blobs):
+            out[i] = blob
     return out
+
+
+def _in_order(batch: List[Tuple[int, str, bytes]], blobs: Dict[int, bytes]) -> List[bytes]:
+    return [blobs[i] for i, _, _ in batch]
 
 
 def _ahead(ahead: ParseAhead, todo: List[Tuple[int, str, bytes]], tick: Optional[Callable[[int], None]],
@@ -173,7 +163,7 @@ def _isolated(batch: List[Tuple[int, str, bytes]]) -> Dict[int, bytes]:
     out: Dict[int, bytes] = {}
     for i, path, data in batch:
         try:
-            with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
+            with ProcessPoolExecutor(max_workers=1, mp_context=context()) as pool:
                 out[i] = pool.submit(worker, [(path, data)]).result()[0]
         except Exception as exc:
             why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

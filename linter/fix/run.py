@@ -16,7 +16,8 @@ from linter.compiler.build import CompiledRule
 from linter.core.cache import Cache
 from linter.core.model import Finding
 from linter.engine.units import RunResult
-from linter.facts.batch import _context, collector_paused
+from linter.core.workers import fork_map
+from linter.facts.batch import collector_paused
 from linter.fix.apply import Refusal, apply, plan
 
 if TYPE_CHECKING:
@@ -134,15 +135,12 @@ def annotate(result: RunResult, rules: Sequence[CompiledRule], lang: str = "en",
     return safe, unsafe
 
 
-_PLAN_WORK: List[Tuple[str, List[Finding], str]] = []
-_PLAN_ARGS: Tuple[Dict[str, CompiledRule], str] = ({}, "en")
 _PARALLEL_MIN_FILES = 16
 
 
-def _plan_one(i: int) -> list:
-    """The fix objects of work item ``i`` (one per finding, None where there is none)."""
-    text, findings, _ = _PLAN_WORK[i]
-    by_id, lang = _PLAN_ARGS
+def _plan_one(item: Tuple[str, List[Finding], str], by_id: Dict[str, CompiledRule], lang: str) -> list:
+    """The fix objects of one file's findings (one per finding, None where there is none)."""
+    text, findings, _ = item
     fixes, _ = plan(findings, text, by_id, quick=True)
     index = {id(fx.finding): fx for fx in fixes}
     return [(index[id(f)].to_json(text, lang), index[id(f)].safe) if id(f) in index else None for f in findings]
@@ -150,27 +148,12 @@ def _plan_one(i: int) -> list:
 
 def _plan_all(work: List[Tuple[str, List[Finding], str]], by_id: Dict[str, CompiledRule], lang: str,
               jobs: int) -> List[list]:
-    """Plans for every work item, in order; forked workers read the work from module globals
-    (nothing to pickle on the way in), so it runs in parallel only where fork exists."""
-    global _PLAN_WORK, _PLAN_ARGS
-    _PLAN_WORK, _PLAN_ARGS = work, (by_id, lang)
-    try:
-
-        ctx = _context()
-        if jobs <= 1 or len(work) < _PARALLEL_MIN_FILES or ctx.get_start_method() != "fork":
-            # a plan's syntax trees hold no reference cycles: collections would only rescan them
-            with collector_paused(freeze=False):
-                return [_plan_one(i) for i in range(len(work))]
-        # imported when worker processes are started (start-up time)
-        from concurrent.futures import ProcessPoolExecutor
-
-        try:
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-                return list(pool.map(_plan_one, range(len(work)), chunksize=max(1, len(work) // (jobs * 4))))
-        except Exception:   # a dead worker: plan here (fixes are an annotation, never worth failing for)
-            return [_plan_one(i) for i in range(len(work))]
-    finally:
-        _PLAN_WORK, _PLAN_ARGS = [], ({}, "en")
+    """Plans for every work item, in order, over forked workers (they inherit the findings and
+    rules; only the plans come back) when there are enough files to be worth it."""
+    # a plan's syntax trees hold no reference cycles: collections would only rescan them
+    with collector_paused(freeze=False):
+        return fork_map(lambda item: _plan_one(item, by_id, lang), work,
+                        jobs if len(work) >= _PARALLEL_MIN_FILES else 1, freeze=False)
 
 
 def _annotate_key(cache: Optional["Cache"], rules_key: str, lang: str, path: str, text: str,

@@ -11,6 +11,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 from linter.compiler.build import CompiledRule
 from linter.core.model import Diagnostic, ErrorKind, Finding
 from linter.core.observer import Observer
+from linter.core.workers import fork_map
 from linter.core.versions import parse_version, version_in
 from linter.index.values import Cls, Func
 from linter.match.context import MatchContext
@@ -110,7 +111,6 @@ def _dedupe(findings: List[Finding]) -> List[Finding]:
 
 # Costlier kinds first, so that parallel workers finish together.
 _COST = {"sequence": 0, "flow": 1, "absent": 2, "call": 3}
-_STATE: Optional[Tuple[Sequence[CompiledRule], MatchContext, Sequence[int], str]] = None
 PARALLEL_MIN_CALLS = 20_000
 """Below this many calls in the project, matching in one process is faster than forking."""
 
@@ -168,16 +168,6 @@ def _timed(rule: CompiledRule, mc: MatchContext, files: Sequence[int], lang: str
     start = time.perf_counter()
     findings, errors = _guarded(rule, mc, files, lang)
     return findings, errors, time.perf_counter() - start
-
-
-def _run_one(index: int) -> Result:
-    assert _STATE is not None
-    rules, mc, files, lang = _STATE
-    # A worker lives for one rule: its cycles are freed when it exits. Full collections
-    # would rescan every memo table the rule builds, again and again as they grow — a cost
-    # that grows faster than the tree.
-    gc.disable()
-    return _timed(rules[index], mc, files, lang)
 
 
 def run_rules(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int],
@@ -241,34 +231,38 @@ def _applicable(rules: Sequence[CompiledRule], mc: MatchContext) -> List[Compile
 
 def _forked(rules: Sequence[CompiledRule], mc: MatchContext, files: Sequence[int], lang: str, jobs: int,
             order: Sequence[int], obs: Observer) -> List[Result]:
-    # imported when worker processes are started (start-up time)
-    import multiprocessing
+    """The rules over ``jobs`` forked workers (:func:`linter.core.workers.fork_map`), which
+    inherit the warmed-up model copy-on-write. A worker runs several rules, restoring the memo
+    store's snapshot before each but its first, so every rule starts from the state forked here
+    (a fresh fork per rule cost as much as the rules on a mid-sized project); a rule whose worker
+    died runs here, from the same state."""
+    with obs.stage("program model"):
+        obs.tick("model", 0, 1)
+        _warm_up(mc)
+        start = _snapshot(mc)
+    workers = max(1, min(jobs, len(rules)))
+    obs.workers = workers
+    ran = [False]   # in each process (inherited False by each worker): whether a rule ran since the fork
 
-    global _STATE
-    _STATE = (rules, mc, files, lang)
-    try:
-        ctx = multiprocessing.get_context("fork")
-        with obs.stage("program model"):
-            obs.tick("model", 0, 1)
-            _warm_up(mc)
-        # the shared state stays out of the workers' garbage collections, which would
-        # otherwise touch (and copy) every page of it
-        gc.freeze()
-        workers = max(1, min(jobs, len(rules)))
-        obs.workers = workers
-        # one task per worker: every rule starts from the state forked here
-        with obs.stage("rules", f"{len(rules)} rules in {workers} worker{'s' if workers != 1 else ''}"), \
-                ctx.Pool(processes=workers, maxtasksperchild=1) as pool:
-            pending = [(i, pool.apply_async(_run_one, (i,))) for i in order]
-            out = []
-            for n, (i, res) in enumerate(pending):
-                obs.tick("rules", n, len(pending))
-                try:
-                    out.append(res.get())
-                except Exception:  # the worker died: run the rule here
-                    out.append(_timed(rules[i], mc, files, lang))
-            obs.tick("rules", len(pending), len(pending))
-            return out
-    finally:
-        _STATE = None
-        gc.unfreeze()
+    def fresh(i: int) -> Result:
+        if ran[0]:
+            _restore(mc, start)
+        ran[0] = True
+        # a worker lives for its rules: its collections would rescan the memo tables they fill
+        gc.disable()
+        try:
+            return _timed(rules[i], mc, files, lang)
+        finally:
+            gc.enable()
+
+    done = [0]
+
+    def arrived(_n: int, _r: Result) -> None:
+        done[0] += 1
+        obs.tick("rules", done[0], len(order))
+
+    with obs.stage("rules", f"{len(rules)} rules in {workers} worker{'s' if workers != 1 else ''}"):
+        obs.tick("rules", 0, len(order))
+        out = fork_map(fresh, list(order), workers, on_result=arrived)
+    _restore(mc, start)
+    return out

@@ -76,9 +76,29 @@ def partition(units: Sequence["Unit"], spec: Optional["RoleSpec"]) -> List[Group
         if key not in groups:
             groups[key] = Group(root, key[2], [], rest=bool(key[1]))
         groups[key].units.append(u)
-    if len(groups) < 2:
+    groups = _libraries_whole(groups)
+    if len(groups) < 2 or all(k[2] == k[0] for k in groups):
+        # no root is a collection of projects (libraries, single projects side by side): one project
         return [Group("", "", list(units))]
     return [groups[k] for k in sorted(groups)]
+
+
+def _libraries_whole(groups: Dict[Tuple[str, int, str], Group]) -> Dict[Tuple[str, int, str], Group]:
+    """A root whose files mostly belong to no project folder is a library with a few example or
+    tool projects (timm, mindnlp): checked as one project. Split, every project would read the
+    library again for context and the library's own files would wait for all of them, checked
+    in one worker (the benchmark corpus: 628 of its 767 files; -j 2 was 1.6× -j 1)."""
+    per_root: Dict[str, List[Tuple[str, int, str]]] = {}
+    for key in groups:
+        per_root.setdefault(key[0], []).append(key)
+    out: Dict[Tuple[str, int, str], Group] = {}
+    for root, keys in per_root.items():
+        rest = sum(len(groups[k].units) for k in keys if groups[k].rest)
+        if len(keys) > 1 and rest * 2 > sum(len(groups[k].units) for k in keys):
+            out[(root, 0, root)] = Group(root, root, [u for k in sorted(keys) for u in groups[k].units])
+        else:
+            out.update((k, groups[k]) for k in keys)
+    return out
 
 
 def _shallowest(abspath: str, root: str, folders: Set[str]) -> Optional[str]:

@@ -141,38 +141,52 @@ def test_each_project_is_released_when_it_is_done(tmp_path, monkeypatch) -> None
 def test_a_project_whose_worker_fails_is_checked_in_the_parent(tmp_path, monkeypatch) -> None:
     root = zoo(tmp_path)
     serial = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "1", ".", cwd=str(root))
-    task = partition_stage._task
+    parent = os.getpid()
+    check = partition_stage.check_group
 
-    def failing(index, extra):
-        if partition_stage._WORK[0][index].rest:
+    def failing(group, *args, **kwargs):
+        if os.getpid() != parent and group.rest:
             raise MemoryError("worker lost")       # as a killed worker would surface
-        return task(index, extra)
+        return check(group, *args, **kwargs)
 
-    monkeypatch.setattr(partition_stage, "_task", failing)
+    monkeypatch.setattr(partition_stage, "check_group", failing)
     parallel = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "2", ".", cwd=str(root))
     assert parallel[1] == serial[1]
 
 
-def test_a_group_larger_than_its_share_parses_with_the_runs_jobs(tmp_path, monkeypatch) -> None:
-    # A library's files of no project outnumber its example projects: parsed alone in one worker
-    # they left the other idle (the benchmark corpus: -j 2 no faster than -j 1).
+def test_a_library_with_a_few_projects_is_one_project(tmp_path) -> None:
+    """Files of no project outnumber the projects' files (a library and its examples): split,
+    each project would read the library again and the library would be checked alone in one
+    worker at the end (the benchmark corpus: -j 2 was 1.6x -j 1); it is one project."""
     files = ["cv/a/train.py", "cv/b/train.py"] + [f"lib/m{i}.py" for i in range(6)]
     for rel in files:
         write(tmp_path, rel)
     units, _ = discover_units(["."], str(tmp_path))
     groups = partition(units, load_packs().roles)
+    assert [(len(g.units), g.rest) for g in groups] == [(8, False)]
+
+
+def test_a_group_larger_than_its_share_parses_with_the_runs_jobs(tmp_path, monkeypatch) -> None:
+    # One project holds most of a zoo's files: parsed alone in one worker it would leave the
+    # other idle, so it parses with the run's jobs inside its worker.
+    files = ["cv/a/train.py"] + [f"cv/a/src/m{i}.py" for i in range(6)] + ["cv/b/train.py", "common/util.py"]
+    for rel in files:
+        write(tmp_path, rel)
+    units, _ = discover_units(["."], str(tmp_path))
+    groups = partition(units, load_packs().roles)
     sizes = [(len(g.units), g.rest) for g in groups]
-    assert sizes == [(1, False), (1, False), (6, True)]
-    assert partition_stage._inner_jobs(groups, 2, 2) == [1, 1, 2]
+    assert sizes == [(7, False), (1, False), (1, True)]
+    assert partition_stage._inner_jobs(groups, 2, 2) == [2, 1, 1]
     assert partition_stage._inner_jobs(groups, 2, 1) == [1, 1, 1]
     # and the answer with parse workers forked inside a project worker is the serial one
     drop = "from mindspore import nn\ndrop{i} = nn.Dropout(0.{i})\n"
     for i in range(6):
-        write(tmp_path, f"lib/m{i}.py", drop.format(i=i % 3 + 1))
-    for rel in ("cv/a/train.py", "cv/b/train.py"):
-        write(tmp_path, rel, TRAIN.format(imports="", net="nn.Dense(2, 2)", data="None"))
+        write(tmp_path, f"cv/a/src/m{i}.py", drop.format(i=i % 3 + 1))
+    imports = "".join(f"import src.m{i}\n" for i in range(6))
+    write(tmp_path, "cv/a/train.py", TRAIN.format(imports=imports, net="nn.Dense(2, 2)", data="None"))
+    write(tmp_path, "cv/b/train.py", TRAIN.format(imports="", net="nn.Dense(2, 2)", data="None"))
     monkeypatch.setattr("linter.facts.batch.PARALLEL_MIN_BYTES", 0)
     serial = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "1", ".", cwd=str(tmp_path))
     parallel = run("check", "--isolated", "--no-cache", "--format", "json", "-j", "2", ".", cwd=str(tmp_path))
     assert serial[1] == parallel[1]
-    assert {f["path"] for f in json.loads(serial[1])["findings"]} >= {f"lib/m{i}.py" for i in range(6)}
+    assert {f["path"] for f in json.loads(serial[1])["findings"]} >= {f"cv/a/src/m{i}.py" for i in range(6)}
