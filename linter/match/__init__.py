@@ -87,6 +87,8 @@ def _site_crashes(rule: CompiledRule, mc: MatchContext) -> List[Diagnostic]:
 
 
 def _crash(rule: CompiledRule, mc: MatchContext, files: Sequence[int], exc: BaseException) -> Diagnostic:
+    # A crash over many files belongs to none of them: it is reported at the rule's own file, and
+    # the message says how many files lost the rule's findings.
     where = mc.p.files[files[0]].path if len(files) == 1 else rule.path
     if isinstance(exc, RecursionError):
         return Diagnostic(ErrorKind.INTERNAL, where, f"rule {rule.id} hit the recursion limit here; its findings "
@@ -95,7 +97,8 @@ def _crash(rule: CompiledRule, mc: MatchContext, files: Sequence[int], exc: Base
     return Diagnostic(
         ErrorKind.INTERNAL, where,
         f"rule {rule.id} crashed: {type(exc).__name__}: {exc} ({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno}); "
-        f"its findings {'here' if len(files) == 1 else 'in this run'} are missing — please report this", rule=rule.id)
+        f"its findings {'here' if len(files) == 1 else f'in the {len(files)} files checked with it'} are missing "
+        "— please report this", rule=rule.id)
 
 
 def _dedupe(findings: List[Finding]) -> List[Finding]:
