@@ -59,6 +59,7 @@ class ArgPred:
     made_by: Optional[GlobSet] = None
     made_by_call: Optional["CallPattern"] = None
     is_generator: Optional[bool] = None
+    project_code: Optional[bool] = None
     is_subclass_instance: Optional[GlobSet] = None
     trained: Optional[bool] = None
     mentions: Optional[Regex] = None
@@ -357,6 +358,7 @@ class _Builder:
             made_by=self.globs(node["made_by"], path + ["made_by"]) if "made_by" in node else None,
             made_by_call=self.call_pattern(node["made_by_call"], path + ["made_by_call"]) if "made_by_call" in node else None,
             is_generator=node.get("is_generator"),
+            project_code=node.get("project_code"),
             is_subclass_instance=self.globs(node["is_subclass_instance"], path + ["is_subclass_instance"]) if "is_subclass_instance" in node else None,
             trained=node.get("trained"),
             mentions=self.regex(node["mentions"], path + ["mentions"]) if "mentions" in node else None,

@@ -1103,11 +1103,12 @@ class Project:
         return index.get(name, [])
 
     def calling_scopes(self, seeds: Iterable[Tuple[int, int]], *, instances: bool = False,
-                       lexical: bool = False) -> Set[Tuple[int, int]]:
+                       lexical: bool = False, resolved: bool = False) -> Set[Tuple[int, int]]:
         """Scopes ``(file, function)`` from which a seed scope can be reached: the seeds and,
         transitively, the scopes of their call sites (``instances``: also instance calls that
         run a ``construct``/``forward``; ``lexical``: also the function a nested function or
-        lambda is defined in, which may call it through a name we cannot see)."""
+        lambda is defined in, which may call it through a name we cannot see; ``resolved``:
+        also calls that run it under another name, such as a parameter it is passed as)."""
         out: Set[Tuple[int, int]] = set()
         todo = list(seeds)
         while todo:
@@ -1125,6 +1126,9 @@ class Project:
                 todo.append((cfi, self.files[cfi].calls[cid].scope))
             if instances:
                 for cfi, cid in self.instance_callers(Func(fi, scope)):
+                    todo.append((cfi, self.files[cfi].calls[cid].scope))
+            if resolved:
+                for cfi, cid in self.resolved_callers(Func(fi, scope)):
                     todo.append((cfi, self.files[cfi].calls[cid].scope))
             if lexical and (f.kind == "lambda" or f.parent > 0):
                 todo.append((fi, f.parent))

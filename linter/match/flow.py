@@ -84,6 +84,11 @@ class _Summary:
     """Objects whose entry state reaches a sink (the caller checks them at the call)."""
     sink_sites: FrozenSet[CallKey] = frozenset()
     """Direct sinks reachable from the function's entry without a transition (nested helpers included)."""
+    by_param: Tuple[Tuple[str, FrozenSet[Key]], ...] = ()
+    """Sink keys met only where the function calls one of its parameters (``train_step(x, y)``
+    with ``train_step`` passed in): a caller replaces them by what it passes."""
+    own_keys: FrozenSet[Key] = frozenset()
+    """Sink keys met at calls that are not of a parameter."""
     loop_sink: bool = False
     """A sink under entry runs inside a loop of this function or of a helper it calls."""
     @property
@@ -100,6 +105,8 @@ class _Frame:
     """The state at each ``return`` (one whole state per path)."""
     sink_sites: Set[CallKey] = field(default_factory=set)
     sink_keys: Set[Key] = field(default_factory=set)
+    param_keys: Dict[str, Set[Key]] = field(default_factory=dict)
+    own_keys: Set[Key] = field(default_factory=set)
     loop_sink: bool = False
     loop_depth: int = 0
 
@@ -235,7 +242,7 @@ class StateFlow:
 
     def _relevant_sites(self) -> None:
         self.relevant |= self.p.calling_scopes(
-            ((fi, self.p.files[fi].calls[cid].scope) for fi, cid in self.events), instances=True)
+            ((fi, self.p.files[fi].calls[cid].scope) for fi, cid in self.events), instances=True, resolved=True)
 
     # ------------------------------------------------------------------ objects
     def _keys(self, fi: int, scope: int, e: Expr) -> FrozenSet[Key]:
@@ -520,7 +527,9 @@ class StateFlow:
         for path in frame.exits:
             exits = _join(exits, path)
         return _Summary(exits=frozenset(exits), sink_keys=frozenset(frame.sink_keys),
-                        sink_sites=frozenset(frame.sink_sites), loop_sink=frame.loop_sink)
+                        sink_sites=frozenset(frame.sink_sites), loop_sink=frame.loop_sink,
+                        by_param=tuple(sorted((n, frozenset(ks)) for n, ks in frame.param_keys.items())),
+                        own_keys=frozenset(frame.own_keys))
 
     # ------------------------------------------------------------------ interpreter
     def _exec_block(self, fr: _Frame, block: Sequence[Stmt], S: State) -> State:
@@ -649,7 +658,7 @@ class StateFlow:
                 mapping = self._mapping(fr, cid, t, skip_self)
                 if summ.sink:
                     keys: Set[Key] = set()
-                    for k in summ.sink_keys:
+                    for k in self._sink_keys_here(fr, cid, t, summ):
                         keys |= mapping(k)
                     self._check(fr, cid, S, t, frozenset(keys) or frozenset((ANY,)))
                 acc = _join(acc, self._apply(S, summ, mapping, fr, cid)) if acc else self._apply(S, summ, mapping, fr, cid)
@@ -661,6 +670,58 @@ class StateFlow:
                 origin = origin + ("layer",)   # `net.decoder.prenet.dropout.set_train(True)`: on purpose
             S = self._set(S, recv, ev.to, origin)
         return S
+
+    def _called_param(self, fr: _Frame, cid: int) -> Optional[str]:
+        """The parameter of the frame's function that call ``cid`` calls (``train_step(x, y)``
+        inside ``def train_batch(train_step, x, y)``), when the name is bound by nothing else."""
+        facts = self.p.files[fr.fi]
+        e = facts.calls[cid].func
+        if e[0] != "name" or fr.scope <= 0:
+            return None
+        f = facts.funcs[fr.scope]
+        ids = f.defs.get(e[1]) or ()
+        if ids and any(x.name == e[1] for x in f.params) and all(facts.assigns[d].value[0] == "param" for d in ids):
+            return str(e[1])
+        return None
+
+    def _sink_keys_here(self, fr: _Frame, cid: int, t: Func, summ: _Summary) -> FrozenSet[Key]:
+        """The objects helper ``t`` trains when called from here: a step it receives as a
+        parameter is the one this call passes (d2l's ``train_batch_ch13(train_step, ...)``
+        called with this loop's own step), not every step any caller passes."""
+        if not summ.by_param:
+            return summ.sink_keys
+        keys: Set[Key] = set(summ.own_keys)
+        bound = None
+        for cfi, ccid, b in self.p.callers(t):
+            if (cfi, ccid) == (fr.fi, cid):
+                bound = b
+                break
+        scope = self.p.files[fr.fi].calls[cid].scope
+        for name, pkeys in summ.by_param:
+            a = bound.get(name) if bound is not None else None
+            here = self._passed_keys(fr.fi, scope, a.value) if a is not None else None
+            keys |= here if here is not None else pkeys
+        return frozenset(keys)
+
+    def _passed_keys(self, fi: int, scope: int, e: Any) -> Optional[FrozenSet[Key]]:
+        """What a step passed as ``e`` trains: a project function's sink keys, or the networks
+        of a train-one-step object; None when the value is not known."""
+        vals = self.p.values(fi, scope, e)
+        if not vals:
+            return None
+        if all(isinstance(v, Func) for v in vals):
+            out: Set[Key] = set()
+            for v in vals:
+                if (v.file, v.index) not in self.relevant:
+                    return None
+                out |= self.summary((v.file, v.index)).sink_keys
+            return frozenset(out) if out else None
+        if all(isinstance(v, Obj) for v in vals):
+            keys = self._keys(fi, scope, e)
+            if ANY in keys:
+                return None
+            return self._mode_layers(keys, self._step_optimizers(keys)) or None
+        return None
 
     def _single_layer(self, keys: FrozenSet[Key]) -> bool:
         """The receiver is one mode-dependent layer (a Dropout), not a network: switching it
@@ -751,6 +812,11 @@ class StateFlow:
             if origin == _ENTRY:
                 if fr.summary_mode:
                     fr.sink_keys.add(k)
+                    param = self._called_param(fr, cid)
+                    if param is not None:
+                        fr.param_keys.setdefault(param, set()).add(k)
+                    else:
+                        fr.own_keys.add(k)
                     if via is None:
                         fr.sink_sites.add((fr.fi, cid))
                         fr.loop_sink = fr.loop_sink or in_loop
@@ -804,7 +870,7 @@ class StateFlow:
         if via is not None:
             data["helper"] = self.p.project_qual(via)
 
-        severity, note = adjust(self.rule, self.mc, self.lang, fi, self.p.callee_values(fi, cid))
+        severity, note = adjust(self.rule, self.mc, self.lang, fi, self.p.callee_values(fi, cid), cid=cid)
         return make_finding(self.rule, self.p.files[fi].path, (call.line, call.column, call.end_line, call.end_column),
                             data, self.lang, severity=severity, note=note)
 

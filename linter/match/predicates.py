@@ -253,6 +253,9 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
     if pred.is_generator is not None:
         if a is None or _is_generator(site, mc, a) != pred.is_generator:
             return False
+    if pred.project_code is not None:
+        if a is None or _project_code(site, mc, a) != pred.project_code:
+            return False
     if pred.is_subclass_instance is not None:
         if a is None:
             return False
@@ -374,6 +377,28 @@ def _is_generator(site: CallSite, mc: MatchContext, a: ArgFact) -> bool:
             if isinstance(v, Func) and p.files[v.file].funcs[v.index].is_generator:
                 return True
     return False
+
+
+def _project_code(site: CallSite, mc: MatchContext, a: ArgFact) -> bool:
+    """Every value the argument may have is project code (what :func:`code_scopes` reads)."""
+    p = mc.p
+    e = a.value
+    if e[0] == "call":
+        targets = p.call_targets(site.fi, e[1])
+        if targets and all(p.files[t.file].funcs[t.index].is_generator or p.files[t.file].funcs[t.index].name == "__init__"
+                           for t, _ in targets):
+            return True   # a generator function's generator, a project class's instance
+    vals = set(p.expand_params(p.values(site.fi, site.call.scope, e)))
+    if not vals:
+        return False
+    for v in vals:
+        if isinstance(v, Bound):
+            v = v.func
+        if isinstance(v, Obj):
+            v = v.type
+        if not isinstance(v, (Func, Cls)):
+            return False
+    return True
 
 
 def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:

@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from linter.compiler.build import CompiledRule
 from linter.core.globs import GlobSet
-from linter.index.values import Cls, Ext, Obj
+from linter.index.values import Cls, Ext, Mod, Obj
 from linter.match.context import MatchContext
 from linter.match.predicates import arg_values, evaluate
 from linter.program.training import parts
@@ -26,10 +26,12 @@ _DATA_LOADERS = ("numpy.", "pickle.", "json.", "yaml.", "joblib.", "scipy.", "pa
 
 
 def adjust(rule: CompiledRule, mc: MatchContext, lang: str, fi: int,
-           network: Iterable[Any] = (), site: Any = None) -> Tuple[Optional[str], str]:
-    """(severity or None, note) for a finding in file ``fi`` about ``network`` (callee values);
-    the first ``severity_if`` entry that holds decides. Predicate entries are tested on the
-    matched call ``site`` (call rules)."""
+           network: Iterable[Any] = (), site: Any = None, cid: Optional[int] = None) -> Tuple[Optional[str], str]:
+    """(severity or None, note) for a finding at call ``cid`` of file ``fi`` about ``network``
+    (callee values); the first ``severity_if`` entry that holds decides. Predicate entries are
+    tested on the matched call ``site`` (call rules)."""
+    if cid is None and site is not None:
+        cid = site.cid
     for adj in rule.severity_if:
         if "pred" in adj:
 
@@ -41,7 +43,7 @@ def adjust(rule: CompiledRule, mc: MatchContext, lang: str, fi: int,
         elif adj["when"] == "network-without-dropout-or-batchnorm":
             has = _network_has(mc, rule.framework, list(network), set())
             if has is None:
-                has = _modules_have(mc, rule.framework, fi)
+                has = _modules_have(mc, rule.framework, fi, cid)
             if not has:
                 return adj["severity"], adj["note"].get(lang) or adj["note"]["en"]
     return None, ""
@@ -184,8 +186,14 @@ def _mode_fixed_at_construction(mc: MatchContext, fi: int, cid: int) -> bool:
     return False
 
 
-def _modules_have(mc: MatchContext, framework: str, fi: int) -> bool:
-    """Whether the script's modules build a mode-dependent layer (or an external network)."""
+def _modules_have(mc: MatchContext, framework: str, fi: int, cid: Optional[int] = None) -> bool:
+    """Whether the script's modules build a mode-dependent layer (or an external network).
+
+    With the finding's call known, a layer counts unless the program model shows it is built
+    only by other programs: the entries that reach it are known and none of them reaches the
+    finding (d2l: one helper module, a hundred notebooks; the BatchNorm of its ``resnet18`` does
+    not make the linear-regression notebook's network mode-dependent). A layer whose programs
+    are unknown still counts."""
     globs = mode_layer_globs(mc, framework)
     if not globs:
         return True
@@ -202,14 +210,57 @@ def _modules_have(mc: MatchContext, framework: str, fi: int) -> bool:
     files = set(mc.program.import_closure(fi))
     for other in importers.get(fi, ()):
         files |= mc.program.import_closure(other)
+    entries = set(mc.program.entries_reaching(fi, cid)) if cid is not None else set()
+
+    def this_program(gfi: int, lcid: int) -> bool:
+        if not entries:
+            return True
+        theirs = mc.program.entries_reaching(gfi, lcid)
+        if theirs:
+            return not entries.isdisjoint(theirs)
+        # reached by no entry (registries and classes handed on as values included): not built
+        # by this program — unless it looks things up by computed name, which reach cannot follow
+        return _dynamic_lookup(mc, files)
+
     for gfi in sorted(files):
         facts = mc.p.files[gfi]
         for key in globs.keys_in(facts.callee_index):
-            for cid in facts.callee_index[key]:
-                if _built_layer(mc, globs, gfi, cid):
+            for lcid in facts.callee_index[key]:
+                if _built_layer(mc, globs, gfi, lcid) and this_program(gfi, lcid):
                     return True
         for key in _FACTORIES:
             for cid in facts.callee_index.get(key, ()):
                 if any(isinstance(v, Ext) and not v.qual.startswith(_DATA_LOADERS) for v in mc.p.callee_values(gfi, cid)):
                     return True  # a network from an external model zoo: its layers are unknown
+    return False
+
+
+_DYNAMIC = ("globals", "eval", "exec", "importlib.import_module", "__import__", "builtins.globals",
+            "builtins.eval", "builtins.exec", "builtins.__import__")
+
+
+def _dynamic_lookup(mc: MatchContext, files: Iterable[int]) -> bool:
+    """Whether one of these files may build a class or call a function chosen by a computed
+    name: ``getattr(module, name)`` with a name that is not a literal, ``globals()[name]``,
+    ``eval``, ``importlib.import_module``. Reachability cannot follow these, so what no entry
+    reaches may still run there."""
+    table = mc.program.store.table("severity.dynamic")
+    for gfi in files:
+        hit = table.get(gfi)
+        if hit is None:
+            hit = table[gfi] = _file_looks_up(mc, gfi)
+        if hit:
+            return True
+    return False
+
+
+def _file_looks_up(mc: MatchContext, fi: int) -> bool:
+    facts = mc.p.files[fi]
+    for cid, c in enumerate(facts.calls):
+        if c.dotted in _DYNAMIC:
+            return True
+        if c.dotted in ("getattr", "builtins.getattr") and len(c.args) >= 2 and c.args[1].value[0] != "const":
+            target = mc.p.values(fi, c.scope, c.args[0].value)
+            if any(isinstance(v, (Mod, Ext)) for v in target):
+                return True   # an attribute of a module by computed name (`getattr(models, cfg.arch)`)
     return False
