@@ -60,6 +60,8 @@ class ArgPred:
     made_by_call: Optional["CallPattern"] = None
     is_generator: Optional[bool] = None
     project_code: Optional[bool] = None
+    complement: Optional[bool] = None
+    through_networks: bool = False
     is_subclass_instance: Optional[GlobSet] = None
     trained: Optional[bool] = None
     mentions: Optional[Regex] = None
@@ -359,6 +361,8 @@ class _Builder:
             made_by_call=self.call_pattern(node["made_by_call"], path + ["made_by_call"]) if "made_by_call" in node else None,
             is_generator=node.get("is_generator"),
             project_code=node.get("project_code"),
+            complement=node.get("complement"),
+            through_networks=bool(node.get("through_networks", False)),
             is_subclass_instance=self.globs(node["is_subclass_instance"], path + ["is_subclass_instance"]) if "is_subclass_instance" in node else None,
             trained=node.get("trained"),
             mentions=self.regex(node["mentions"], path + ["mentions"]) if "mentions" in node else None,

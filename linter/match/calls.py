@@ -93,6 +93,7 @@ def run_call_rule(rule: CompiledRule, mc: MatchContext, files: Iterable[int], la
             data[FIX_VARIANTS] = variants
         out.append(make_finding(rule, mc.p.files[fi].path, call_span(site, rule.report_at),
                                 data, lang, severity=severity, note=note,
-                                related=[(mc.p.files[r.fi].path, r.call.line, f"`{r.call.dotted or r.qual.rsplit('.', 1)[-1]}(...)`")
-                                         for r in rest]))
+                                related=[(mc.p.files[pfi].path, line, note) for pfi, line, note in site.places] +
+                                [(mc.p.files[r.fi].path, r.call.line, f"`{r.call.dotted or r.qual.rsplit('.', 1)[-1]}(...)`")
+                                 for r in rest]))
     return out

@@ -28,7 +28,7 @@ Call = Tuple[int, int]
 class CallSite:
     """A call that matched a pattern, with its arguments bound to a signature."""
 
-    __slots__ = ("fi", "cid", "call", "names", "bound", "params", "qual", "framework", "version", "data")
+    __slots__ = ("fi", "cid", "call", "names", "bound", "params", "qual", "framework", "version", "data", "places")
 
     def __init__(self, fi: int, cid: int, call: CallFact, names: Tuple[str, ...], bound: BoundArgs,
                  params: Optional[Sequence[ApiParam]], qual: str, framework: Optional[str],
@@ -43,6 +43,9 @@ class CallSite:
         self.framework = framework
         self.version = version
         self.data: Dict[str, str] = {}
+        self.places: List[Tuple[int, int, str]] = []
+        """Other places a predicate found the match's cause at, as (file, line, note): the
+        finding's related places (the softmax at the end of the model whose output this is)."""
 
     def default(self, name: str) -> Any:
         """The signature default of parameter ``name`` (NO_DEFAULT if required/unknown)."""

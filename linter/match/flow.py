@@ -709,12 +709,13 @@ class StateFlow:
         vals = self.p.values(fi, scope, e)
         if not vals:
             return None
-        if all(isinstance(v, Func) for v in vals):
+        funcs = [v for v in vals if isinstance(v, Func)]
+        if len(funcs) == len(vals):
             out: Set[Key] = set()
-            for v in vals:
-                if (v.file, v.index) not in self.relevant:
+            for f in funcs:
+                if (f.file, f.index) not in self.relevant:
                     return None
-                out |= self.summary((v.file, v.index)).sink_keys
+                out |= self.summary((f.file, f.index)).sink_keys
             return frozenset(out) if out else None
         if all(isinstance(v, Obj) for v in vals):
             keys = self._keys(fi, scope, e)

@@ -6,11 +6,11 @@ Leaf tests record what they saw (source text, constant values, provenance) in
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, List, Optional, Tuple
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 from linter.compiler.build import ArgPred, BoolPred, CallPred, ValueTest
 from linter.core.versions import parse_version, version_in
-from linter.facts.ir import child_blocks, last_sid
+from linter.facts.ir import child_blocks, iter_returns, last_sid
 from linter.facts.model import ArgFact, Expr
 from linter.index.apis import NO_DEFAULT, Expression
 from linter.index.values import Bound, Cls, Const, Ext, Func, Obj, Valued
@@ -233,10 +233,18 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         if a is None:
             return False
         calls, complete = mc.origin_calls(site.fi, site.call.scope, a.value)
-        names = [mc.p.call_names(cfi, ccid) for cfi, ccid in calls]
+        names: List[Sequence[str]] = [mc.p.call_names(cfi, ccid) for cfi, ccid in calls]
+        through = _through_networks(mc, calls, 0) if pred.through_networks and calls and complete else None
+        if through is not None:
+            names = [n for n, _ in through]
         if pred.from_call is not None:
             if not (calls and complete and all(pred.from_call.any(n) for n in names)):
                 return False
+            if through is not None:
+                for found, (pfi, pcid) in through:
+                    if (pfi, pcid) not in calls:   # found inside the network that computed the value
+                        c = mc.p.files[pfi].calls[pcid]
+                        site.places.append((pfi, c.line, f"`{c.dotted or found[0]}(...)`: the value is its output"))
         if pred.made_by is not None and not any(pred.made_by.any(n) for n in names):
             return False
         site.data.setdefault(pred.arg, a.text)
@@ -255,6 +263,9 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
             return False
     if pred.project_code is not None:
         if a is None or _project_code(site, mc, a) != pred.project_code:
+            return False
+    if pred.complement is not None:
+        if a is None or _complement(mc, site.fi, site.call.scope, a.value, 0) != pred.complement:
             return False
     if pred.is_subclass_instance is not None:
         if a is None:
@@ -377,6 +388,85 @@ def _is_generator(site: CallSite, mc: MatchContext, a: ArgFact) -> bool:
             if isinstance(v, Func) and p.files[v.file].funcs[v.index].is_generator:
                 return True
     return False
+
+
+_RUN_METHODS = ("forward", "construct", "call", "__call__")
+_RESHAPES = ("view", "reshape", "resize", "resize_", "squeeze", "unsqueeze", "flatten", "contiguous", "float",
+             "double", "to", "cpu", "cuda", "permute", "transpose", "view_as", "reshape_as", "type")
+
+
+def _through_networks(mc: MatchContext, calls: List[Tuple[int, int]],
+                      depth: int) -> Optional[List[Tuple[List[str], Tuple[int, int]]]]:
+    """The names of the calls a value comes from, with where each is, looking through project
+    networks (what their ``forward``/``construct`` returns, on every return) and sequential
+    containers (their last layer); None when some return cannot be traced."""
+    p = mc.p
+    out: List[Tuple[List[str], Tuple[int, int]]] = []
+    for cfi, ccid in calls:
+        c = p.files[cfi].calls[ccid]
+        if c.func[0] == "attr" and c.func[2] in _RESHAPES:
+            # `y_pred.resize(1, n)`, `.view(-1, n)`, `.float()`: the same values, reshaped
+            sub, complete = mc.origin_calls(cfi, c.scope, c.func[1])
+            inner = _through_networks(mc, sub, depth + 1) if sub and complete and depth < 6 else None
+            if inner is None:
+                out.append((list(p.call_names(cfi, ccid)), (cfi, ccid)))
+            else:
+                out += inner
+            continue
+        names = p.call_names(cfi, ccid)
+        if c.args and any(n in ("torch.exp", "mindspore.ops.exp") for n in names):
+            # exp(log_softmax(x)) is softmax(x) (TransformerGCNQA's candidate probabilities)
+            sub, complete = mc.origin_calls(cfi, c.scope, c.args[0].value)
+            if sub and complete and all(any(n.endswith(("log_softmax", "LogSoftmax.__call__")) for n in p.call_names(*o))
+                                        for o in sub):
+                out.append((["torch.softmax"], (cfi, ccid)))
+                continue
+        methods = [t for t, _ in p.call_targets(cfi, ccid) if p.files[t.file].funcs[t.index].name in _RUN_METHODS]
+        if methods:
+            if depth >= 3:
+                return None
+            for t in methods:
+                rets = list(iter_returns(p.files[t.file].funcs[t.index].body))
+                if not rets or any(r is None for r in rets):
+                    return None
+                for r in rets:
+                    sub, complete = mc.origin_calls(t.file, t.index, r)
+                    inner = _through_networks(mc, sub, depth + 1) if sub and complete else None
+                    if inner is None:
+                        return None
+                    out += inner
+            continue
+        last = _sequential_last(mc, cfi, ccid)
+        out.append(last if last is not None else (list(p.call_names(cfi, ccid)), (cfi, ccid)))
+    return out
+
+
+def _sequential_last(mc: MatchContext, fi: int, cid: int) -> Optional[Tuple[List[str], Tuple[int, int]]]:
+    """``model(x)`` with ``model = nn.Sequential(..., nn.Softmax(dim=1))``: the last layer's call."""
+    p = mc.p
+    for v in p.callee_values(fi, cid):
+        if not (isinstance(v, Obj) and isinstance(v.type, Ext) and v.file >= 0 and v.call >= 0):
+            continue
+        if p.apis.callable_kind(p.call_names(v.file, v.call)) != "sequential":
+            continue
+        args = [a for a in p.files[v.file].calls[v.call].args if a.keyword is None]
+        if len(args) == 1 and args[0].value[0] == "seq":
+            elems = list(args[0].value[2])
+        else:
+            elems = [a.value for a in args]
+        if elems and elems[-1][0] == "call":
+            return [n + ".__call__" for n in p.call_names(v.file, elems[-1][1])], (v.file, elems[-1][1])
+    return None
+
+
+def _complement(mc: MatchContext, fi: int, scope: int, e: Any, depth: int) -> bool:
+    """``1 - x`` (``1.0 - x``), here or in every assignment that defines the name or attribute."""
+    if e[0] == "binop" and e[1] == "-" and e[2][0] == "const" and e[2][1] in (1, 1.0):
+        return True
+    if e[0] not in ("name", "attr") or depth >= 3:
+        return False
+    defs = mc.p.defining_exprs(fi, scope, e)
+    return bool(defs) and all(d[2] is not None and _complement(mc, d[0], d[1], d[2], depth + 1) for d in defs)
 
 
 def _project_code(site: CallSite, mc: MatchContext, a: ArgFact) -> bool:

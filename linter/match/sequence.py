@@ -76,6 +76,9 @@ def _names_in(e: Any, out: List[Tuple[int, ...]]) -> None:
         _names_in(e[1], out)
 
 
+_CONTAINER_METHODS = ("append", "extend", "insert", "update", "setdefault", "add", "insert_child_to_cell")
+
+
 class _FileIndex:
     """Per-file lookups: who consumes a call's result, and who uses a binding."""
     def __init__(self, facts: FileFacts) -> None:
@@ -237,10 +240,32 @@ class _Sequence:
         f = self.p.files[fi].funcs[scope]
         if not self.spec.output or f.kind != "method" or f.cls < 0 or f.name not in _RUN_BY_INSTANCE:
             return UNKNOWN, ""
-        if not self.mc.roles.constructions(Cls(fi, f.cls)):
+        built = self.mc.roles.constructions(Cls(fi, f.cls))
+        if not built or any(self._handed_on(cfi, ccid) for cfi, ccid in built):
             return UNKNOWN, ""
         qual = self.p.files[fi].funcs[scope].qualname
         return BAD, f"the network's output (returned by `{qual}`)"
+
+    def _handed_on(self, fi: int, cid: int) -> bool:
+        """The cell built by call ``cid`` goes into a container — ``blocks["conv2_1"] = Block(...)``,
+        ``layers.append(Block(...))``, an element of a list or a ``SequentialCell``: another cell
+        runs it, in an order this rule may not see (DPN's ``OrderedDict`` of blocks), so what its
+        ``construct`` returns is not the network's output."""
+        facts = self.p.files[fi]
+        parent = self.index(fi).parent.get(cid)
+        if parent is not None:
+            pc = facts.calls[parent]
+            if pc.func[0] == "attr" and pc.func[2] in _CONTAINER_METHODS:
+                return True
+            if self.p.apis.callable_kind(self.p.call_names(fi, parent)) == "sequential" or \
+                    any(n.startswith(("mindspore.nn.Cell", "collections.OrderedDict", "builtins.dict", "builtins.list"))
+                        for n in self.p.call_names(fi, parent)):
+                return True
+        aid = self.index(fi).assign_of.get(cid)
+        if aid is not None and facts.assigns[aid].target[0] == "subscript":
+            return True
+        return any(a.value[0] == "seq" and ("call", cid) in a.value[2] for a in facts.assigns
+                   if a.scope == facts.calls[cid].scope)
 
     # ------------------------------------------------------------------ containers
     def in_container(self, fi: int, cid: int, depth: int) -> Optional[Verdict]:
