@@ -8,6 +8,6 @@ from src.model import Classifier
 
 if __name__ == "__main__":
     net = Classifier()
-    ms.load_param_into_net(net, ms.load_checkpoint("best.ckpt"))  # INFO: WI201 as info, evaluation only
+    ms.load_param_into_net(net, ms.load_checkpoint("best.ckpt"))
     model = Model(net, nn.CrossEntropyLoss(), metrics={"acc": Accuracy()})
     print(model.eval(create_dataset("data/cifar-10-batches-bin", do_train=False, batch_size=256)))
