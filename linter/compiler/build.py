@@ -80,6 +80,8 @@ class CallPred:
     result_used_by: Optional["CallPattern"] = None
     attribute_used_by: Optional[Tuple[str, "CallPattern"]] = None
     loop_contains: Optional[GlobSet] = None
+    loop_over: Optional[Regex] = None
+    never_read: Optional[bool] = None
     in_loop: Optional[bool] = None
     inside_with: Optional["CallPattern"] = None
     callee_created_here: Optional[bool] = None
@@ -302,6 +304,8 @@ class _Builder:
                 attribute_used_by=(c["attribute_used_by"]["attr"], self.call_pattern(c["attribute_used_by"]["by"], p + ["attribute_used_by", "by"]))
                 if "attribute_used_by" in c else None,
                 loop_contains=self.globs(c["loop_contains"], p + ["loop_contains"]) if "loop_contains" in c else None,
+                loop_over=self.regex(c["loop_over"], p + ["loop_over"]) if "loop_over" in c else None,
+                never_read=c.get("never_read"),
                 in_loop=c.get("in_loop"),
                 inside_with=self.call_pattern(c["inside_with"], p + ["inside_with"]) if "inside_with" in c else None,
                 callee_created_here=c.get("callee_created_here"),

@@ -123,6 +123,8 @@ _CALL_PRED = _obj(
              "by": dict(_ref("call_pattern"), description="A call matching this takes `<object>.<attr>` (or `<object>.<attr>.data`) as its receiver or first argument.")},
             ["attr", "by"],
             "Some call in the project acts on an attribute of the object this call creates, e.g. `nn.init.zeros_(self.fc.weight)` for the `nn.Linear` stored in `self.fc`."),
+        "never_read": {"type": "boolean", "description": "The value the call builds — through the calls chained on it (`GeneratorDataset(...).batch(...)`) — is bound only to local names that nothing reads (nor returns, nor reads by name from another scope): built and never used."},
+        "loop_over": {"type": "string", "format": "regex", "description": "Regex searched in the names the innermost `for` loop around the call iterates over (`for x, y in tqdm(val_loader)` gives `tqdm`, `val_loader`): a validation or test loop written inline."},
         "loop_contains": _one_or_many(_GLOB, "The innermost loop around the call also runs (directly) a call matching these names, e.g. `?.backward`."),
         "in_loop": {"type": "boolean", "description": "The call is (not) inside a for/while loop of its function."},
         "inside_with": dict(_ref("call_pattern"), description="The call is lexically inside a `with` block whose context manager matches (like `inside`, but usable under `any`/`not`)."),

@@ -512,6 +512,10 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
         return False
     if pred.loop_contains is not None and not mc.loop_contains(site.fi, site.cid, pred.loop_contains):
         return False
+    if pred.loop_over is not None and not _loop_over(mc, site, pred.loop_over):
+        return False
+    if pred.never_read is not None and mc.roles.never_read(site.fi, site.cid) != pred.never_read:
+        return False
     if pred.result_method:
         if not set(pred.result_method) & set(mc.result_methods(site.fi, site.cid)):
             return False
@@ -609,6 +613,15 @@ def _after_exiting_if(rx: Any, block: Any, sid: int, facts: Any) -> bool:
                 and any(rx.search(n) for n in _names_read(st[2], facts)):
             return True
     return False
+
+
+def _loop_over(mc: MatchContext, site: CallSite, rx: Any) -> bool:
+    """The innermost ``for`` loop around the call iterates over something named like ``rx``."""
+    loops = mc.loops(site.fi, site.call.scope).get(site.call.stmt)
+    fors = [lp for lp in loops or () if lp[0] == "for"]
+    if not fors:
+        return False
+    return any(rx.search(n) for n in _names_read(fors[-1][3], mc.p.files[site.fi]))
 
 
 def _names_read(e: Any, facts: Any, depth: int = 0) -> List[str]:

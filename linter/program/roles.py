@@ -96,6 +96,7 @@ class Roles:
         self._constructed: Dict[Tuple[int, int], FrozenSet[Tuple[int, int]]] = self.p.store.table("roles.constructed")
         self._caller_stmts: Dict[Site, List[Tuple[int, int, int]]] = self.p.store.table("roles.caller_stmts")
         self._read_index: Dict[Site, Dict[int, List[int]]] = self.p.store.table("roles.read_index")
+        self._scope_names: Dict[int, Dict[int, Set[str]]] = self.p.store.table("roles.scope_names")
         self._selects: Dict[Tuple[int, int, int], Optional[FrozenSet[Any]]] = self.p.store.table("roles.selects")
         self._passers: Dict[Tuple[int, int, str, Any], bool] = self.p.store.table("roles.passers")
         self._passing: Set[Tuple[int, int, str, Any]] = set()
@@ -1007,6 +1008,78 @@ class Roles:
             _collect_guards(self.p.files[fi].funcs[scope].body, (), hit)
             self._guards[key] = hit
         return hit
+
+    def never_read(self, fi: int, cid: int) -> bool:
+        """The value built by call ``cid`` — through the calls chained on it
+        (``GeneratorDataset(...).batch(...)``) — is bound only to local names of a function that
+        nothing in that function reads, and the function neither returns it nor looks names up
+        dynamically (``locals()``, ``eval``): a pipeline built and never used."""
+        p = self.p
+        facts = p.files[fi]
+        scope = facts.calls[cid].scope
+        if scope <= 0 or facts.funcs[scope].kind not in ("function", "method"):
+            return False
+        outer = cid
+        while True:   # climb the method chain: `x.batch(...)` has `x` = ("call", outer) as receiver
+            nxt = next((j for j, c in enumerate(facts.calls)
+                        if c.scope == scope and c.func[0] == "attr" and c.func[1] == ("call", outer)), None)
+            if nxt is None:
+                break
+            outer = nxt
+        aids = [aid for aid, a in enumerate(facts.assigns)
+                if a.scope == scope and a.value == ("call", outer)]
+        if not aids or any(facts.assigns[a].target[0] != "name" for a in aids):
+            return False
+        if any(c.scope == scope and c.dotted in ("locals", "eval", "exec", "vars") for c in facts.calls):
+            return False
+        reads = self._reads(fi, scope)
+        if any(reads.get(aid) for aid in aids):
+            return False
+        # a nested function or a `global` declaration may read it by name from another scope
+        names = {facts.assigns[a].target[1] for a in aids}
+        return not any(names & read for other, read in self._names_by_scope(fi).items() if other != scope)
+
+    def _names_by_scope(self, fi: int) -> Dict[int, Set[str]]:
+        """Function → the names read in it (by any binding: closures, globals)."""
+        hit = self._scope_names.get(fi)
+        if hit is not None:
+            return hit
+        facts = self.p.files[fi]
+        out: Dict[int, Set[str]] = {}
+
+        def visit(e: Any, into: Set[str], depth: int = 0) -> None:
+            if not isinstance(e, tuple) or not e or depth > 40:
+                return
+            if e[0] == "name":
+                into.add(e[1])
+                return
+            if e[0] == "call":
+                c = facts.calls[e[1]]
+                visit(c.func, into, depth + 1)
+                for a in c.args:
+                    visit(a.value, into, depth + 1)
+                return
+            if e[0] in ("const", "other"):
+                return
+            for x in sub_exprs(e):
+                visit(x, into, depth + 1)
+        for c in facts.calls:
+            into = out.setdefault(c.scope, set())
+            visit(c.func, into)
+            for a in c.args:
+                visit(a.value, into)
+        for asg in facts.assigns:
+            if asg.value[0] not in ("param", "import", "def", "class"):
+                visit(asg.value[1] if asg.value[0] in ("iter", "enter", "unpack", "except") else asg.value,
+                      out.setdefault(asg.scope, set()))
+        for k, f in enumerate(facts.funcs):
+            for st in walk(f.body):
+                if st[0] in ("return", "expr", "if", "while", "raise", "branches") and isinstance(st[2], tuple):
+                    visit(st[2], out.setdefault(k, set()))
+                elif st[0] == "for":
+                    visit(st[3], out.setdefault(k, set()))
+        self._scope_names[fi] = out
+        return out
 
     def assigned_names(self, fi: int, sid: int) -> Tuple[str, ...]:
         """Names a statement assigns (``train_ds = ...``, ``self.val_loader = ...``)."""
