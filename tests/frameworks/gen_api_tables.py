@@ -11,6 +11,12 @@ Each entry records the kind (class/function/method), the signature in the compac
 object is really defined (so deep imports such as ``mindspore.nn.layer.basic.Dropout``
 resolve to the public name). Semantics that introspection cannot see (return kinds,
 version ranges, aliases) are written by hand in ``rules/apis/<framework>.yaml``.
+
+The names come from two sources: the hand lists below (functions, methods and classes chosen one
+by one; written first, in their order) and ``ENUMERATED``, the framework namespaces whose public
+classes are all listed (every optimizer, learning-rate scheduler, loss and layer), sorted by name
+within each namespace. ``missing`` lists hand-listed names and enumerated modules that the installed
+library does not have.
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import importlib
 import inspect
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 import yaml
@@ -171,6 +178,63 @@ keras.utils.set_random_seed keras.utils.image_dataset_from_directory
 FRAMEWORKS = {"mindspore": MINDSPORE, "pytorch": PYTORCH, "tensorflow": TENSORFLOW}
 
 
+@dataclass(frozen=True)
+class Enumerate:
+    """A namespace whose public classes (or functions) are all listed, keyed ``<module>.<name>``."""
+
+    module: str
+    bases: Tuple[str, ...] = ()
+    """A class is listed when it derives from one of these (itself included); empty: every class."""
+    functions: bool = False
+    """List the public functions instead of the classes."""
+    names_from: str = ""
+    """Take the names from this module's ``__all__`` (the objects and keys stay those of ``module``)."""
+    every_public: bool = False
+    """Every public attribute, not only ``__all__`` (for a module whose ``__all__`` is incomplete)."""
+
+
+# Order matters where one object has several public names: the first name listed is the one
+# that the object's defining module path canonicalises to and that other classes name as a base
+# (``mindspore.nn.SoftMarginLoss`` before ``mindspore.mint.nn.SoftMarginLoss``, the same class).
+# A name that would only canonicalise to another listed name of the same object is left out
+# (``mindspore.nn.learning_rate_schedule.CosineDecayLR`` is ``mindspore.nn.CosineDecayLR``), and so
+# is one that would make an already listed name canonicalise to it (``torch.utils.data.DistributedSampler``
+# is defined as the hand-listed ``torch.utils.data.distributed.DistributedSampler``).
+ENUMERATED: Dict[str, Tuple[Enumerate, ...]] = {
+    "pytorch": (
+        Enumerate("torch.optim", bases=("torch.optim.Optimizer",)),
+        Enumerate("torch.optim.lr_scheduler"),
+        Enumerate("torch.nn", bases=("torch.nn.Module",)),
+        Enumerate("torch.utils.data", bases=("torch.utils.data.Dataset", "torch.utils.data.Sampler",
+                                             "torch.utils.data.DataLoader")),
+    ),
+    "mindspore": (
+        Enumerate("mindspore.nn", bases=("mindspore.nn.Cell",)),
+        Enumerate("mindspore.nn", functions=True, names_from="mindspore.nn.dynamic_lr"),
+        # the learning-rate schedules' base class is public only in its own module
+        Enumerate("mindspore.nn.learning_rate_schedule", bases=("mindspore.nn.Cell",), every_public=True),
+        # mindspore.mint.nn.__all__ omits some layers it exports (Dropout, Dropout2d, LayerNorm...)
+        Enumerate("mindspore.mint.nn", bases=("mindspore.nn.Cell",), every_public=True),
+        Enumerate("mindspore.mint.optim"),
+        # the base class of mindspore.mint.optim's optimizers, and its optimizers and schedulers
+        Enumerate("mindspore.experimental.optim"),
+        Enumerate("mindspore.experimental.optim.lr_scheduler"),
+    ),
+    "tensorflow": (
+        # Keras 3 first; tf.keras adds legacy layers (keys are canonical: keras.layers.RandomHeight)
+        Enumerate("keras.layers", bases=("keras.layers.Layer",)),
+        Enumerate("keras.optimizers", bases=("keras.optimizers.Optimizer",)),
+        Enumerate("keras.optimizers.schedules", bases=("keras.optimizers.schedules.LearningRateSchedule",)),
+        Enumerate("keras.losses", bases=("keras.losses.Loss",)),
+        Enumerate("tensorflow.keras.layers", bases=("keras.layers.Layer",)),
+        Enumerate("tensorflow.keras.optimizers", bases=("keras.optimizers.Optimizer",)),
+        Enumerate("tensorflow.keras.optimizers.schedules",
+                  bases=("keras.optimizers.schedules.LearningRateSchedule",)),
+        Enumerate("tensorflow.keras.losses", bases=("keras.losses.Loss",)),
+    ),
+}
+
+
 def _resolve(qual: str) -> Tuple[Any, Optional[Any]]:
     """Import the object behind ``qual``; for ``Class.method`` also return the class."""
     parts = qual.split(".")
@@ -266,11 +330,62 @@ def canonical_prefix(framework: str, qual: str) -> str:
     return qual
 
 
+def _public_names(spec: Enumerate) -> List[str]:
+    listed = getattr(importlib.import_module(spec.names_from or spec.module), "__all__", None)
+    module = importlib.import_module(spec.module)
+    public = [n for n in dir(module) if not n.startswith("_")]
+    names = set(public) if listed is None else set(listed)
+    if spec.every_public:
+        names |= set(public)
+    return sorted(names)
+
+
+def _enumerate(spec: Enumerate) -> List[Tuple[str, Any]]:
+    """(qualified name, object) of the classes or functions ``spec`` lists, sorted by name."""
+    module = importlib.import_module(spec.module)
+    bases = tuple(_resolve(b)[0] for b in spec.bases)
+    out: List[Tuple[str, Any]] = []
+    for name in _public_names(spec):
+        obj = getattr(module, name, None)
+        if spec.functions:
+            if not inspect.isfunction(obj):
+                continue
+        elif not inspect.isclass(obj) or (bases and not issubclass(obj, bases)):
+            continue
+        out.append((f"{spec.module}.{name}", obj))
+    return out
+
+
+def _defined(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', '')}"
+
+
+def _entry(obj: Any, owner: Optional[Any], key: str) -> Dict[str, Any]:
+    entry: Dict[str, Any] = {}
+    if inspect.isclass(obj):
+        entry["kind"] = "class"
+        params = _params(obj, False)
+    elif owner is not None:
+        entry["kind"] = "method"
+        params = _params(obj, True)
+    else:
+        entry["kind"] = "function"
+        params = _params(obj, False)
+    if params is not None:
+        entry["params"] = params
+    defined = _defined(obj)
+    if entry["kind"] != "method" and defined.strip(".") and defined != key:
+        entry["defined_in"] = defined
+    return entry
+
+
 def generate(framework: str) -> Dict[str, Any]:
     names = FRAMEWORKS[framework].split()
     objects: Dict[str, Any] = {}
     apis: Dict[str, Any] = {}
     missing: List[str] = []
+    keyed: Dict[int, str] = {}
+    """id(object) -> its first key: the name bases are given by."""
     for qual in names:
         try:
             obj, owner = _resolve(qual)
@@ -278,26 +393,39 @@ def generate(framework: str) -> Dict[str, Any]:
             missing.append(qual)
             continue
         key = canonical_prefix(framework, qual)
-        entry: Dict[str, Any] = {}
-        if inspect.isclass(obj):
-            entry["kind"] = "class"
+        entry = _entry(obj, owner, key)
+        if entry["kind"] == "class":
             objects[key] = obj
-            params = _params(obj, False)
-        elif owner is not None:
-            entry["kind"] = "method"
-            params = _params(obj, True)
-        else:
-            entry["kind"] = "function"
-            params = _params(obj, False)
-        if params is not None:
-            entry["params"] = params
-        defined = f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', '')}"
-        if entry["kind"] != "method" and defined.strip(".") and defined != key:
-            entry["defined_in"] = defined
+            keyed.setdefault(id(obj), key)
         apis[key] = entry
-    by_obj = {id(o): k for k, o in objects.items()}
+    for spec in ENUMERATED.get(framework, ()):
+        try:
+            found = _enumerate(spec)
+            spec_bases = {id(_resolve(b)[0]) for b in spec.bases}
+        except Exception:
+            missing.append(spec.module)
+            continue
+        for qual, obj in found:
+            key = canonical_prefix(framework, qual)
+            if key in apis:
+                continue
+            if id(obj) in keyed:
+                defined = _defined(obj)
+                # a base class imported for the module's own use (mindspore.mint.nn.Cell), or a
+                # name that is, or would redirect, another listed name of the object
+                if id(obj) in spec_bases or key == defined or defined in apis:
+                    continue
+            entry = _entry(obj, None, key)
+            if entry["kind"] == "class":
+                objects[key] = obj
+                keyed.setdefault(id(obj), key)
+            apis[key] = entry
     for key, obj in objects.items():
-        bases = [by_obj[id(b)] for b in obj.__mro__[1:] if id(b) in by_obj]
+        bases = []
+        for b in obj.__mro__[1:]:
+            name = keyed.get(id(b))
+            if name is not None and name not in bases:
+                bases.append(name)
         if bases:
             apis[key]["bases"] = bases
     versions = {}
