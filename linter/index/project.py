@@ -985,6 +985,10 @@ class Project:
                 if method:
                     for q in self.type_quals(t):
                         add(f"{q}.{method}")
+                    if isinstance(t, Cls) and self._unknown_framework(t):
+                        # derived from a library class the tables do not describe (mindspore_gl's
+                        # GNNCell, itself a Cell): its framework methods are unknown, not absent
+                        add(f"?.{method}")
             elif isinstance(v, Obj):
                 for q in self.type_quals(v.type):
                     add(f"{q}.__call__")
@@ -996,6 +1000,11 @@ class Project:
         if self._partial == partial:
             self._names[key] = result
         return result
+
+    def _unknown_framework(self, c: Cls) -> bool:
+        """Project class ``c`` derives from library classes, none of which the API tables know."""
+        bases = self.framework_bases(c)
+        return bool(bases) and all(self.apis.get(q) is None for q in bases)
 
     def type_quals(self, t: Optional[Value]) -> List[str]:
         """The qualified names of a type and its bases (project names first)."""

@@ -33,10 +33,10 @@ from linter.facts.ir import iter_returns, last_sid, walk
 from linter.facts.model import Expr, Stmt
 from linter.index.apis import Param as ApiParam
 from linter.index.project import bind_args
-from linter.index.values import Bound, Cls, Func, Obj, ordered
+from linter.index.values import Bound, Cls, Ext, Func, Obj, ordered
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding, render
-from linter.match.predicates import arg_values
+from linter.match.predicates import arg_values, code_scopes
 from linter.match.severity import adjust, mode_layer_globs
 from linter.program.training import direct_parts, frozen_objects, parts, trained_objects, updated_by
 
@@ -110,6 +110,12 @@ class _Frame:
     loop_sink: bool = False
     loop_depth: int = 0
 
+
+_TENSOR_METHODS = frozenset({"reshape", "view", "sum", "mean", "pow", "exp", "log", "abs", "sqrt", "matmul", "mm",
+                             "transpose", "t", "squeeze", "unsqueeze", "expand_dims", "flatten", "clip", "clamp",
+                             "max", "min", "argmax", "astype", "float", "asnumpy", "item", "shape", "size",
+                             "norm", "square", "mul", "add", "sub", "div", "dot"})
+"""Methods of tensors: calling them runs no network (a Cell has none of these)."""
 
 _ENTRY = ("E",)
 _INITIAL = ("I",)
@@ -312,12 +318,15 @@ class StateFlow:
     def _networks_uncached(self, fi: int, cid: int) -> FrozenSet[Key]:
         call = self.p.files[fi].calls[cid]
         # a function made by value_and_grad: the networks whose parameters it differentiates
-        for ofi, ocid in self.mc.origin_calls(fi, call.scope, call.func)[0]:
+        origins, complete = self.mc.origin_calls(fi, call.scope, call.func)
+        for ofi, ocid in origins:
             names = self.p.call_names(ofi, ocid)
             if any(n.endswith(("value_and_grad", ".grad")) for n in names):
                 trained = self._trained_networks(ofi, ocid)
                 if trained:
                     return self._mode_layers(trained)
+        if origins and complete and all(self._grad_of_plain_code(ofi, ocid) for ofi, ocid in origins):
+            return frozenset()   # gradients of code that runs no network: no mode to be in
         keys = self._keys(fi, call.scope, call.func)
         if keys == frozenset((ANY,)):
             return keys
@@ -366,7 +375,11 @@ class StateFlow:
             else:
                 inner = [c for c in self._children(k) if self._is_network(c)]
                 nets |= set(inner) if inner else {k}
-        return frozenset(nets)
+        # A network that wraps another of them (a loss cell around the model: `LossNet(net)`) is
+        # switched with it for all that is known of its layers: the innermost ones decide
+        # (`net.set_train(True)` before `TrainOneStepCell(LossNet(net), opt)` runs)
+        wrapped = {k for k in nets if k[0] == "o" and nets & (self._children(k) - {k})}
+        return frozenset(nets - wrapped) if nets - wrapped else frozenset(nets)
 
     def _trained_layers(self, layers: Set[Key], optimizers: FrozenSet[Tuple[int, int]] = frozenset()) -> Set[Key]:
         """The layers that belong to a network some optimizer updates — the step's own
@@ -399,6 +412,37 @@ class StateFlow:
         if self._inside_trained is None:   # once per run: per question it costs questions × networks
             self._inside_trained = inside(trained)
         return {d for d in layers if (d[1], d[2]) in self._inside_trained}
+
+    def _grad_of_plain_code(self, fi: int, cid: int) -> bool:
+        """``grad(relu)``, ``value_and_grad(forward_fn, (2, 3))`` over functions of tensors and
+        parameters: the differentiated project code (and what it calls, two levels down) runs no
+        network — every call in it is a known function, never an instance of a class — and no
+        ``weights`` are asked for, so no Cell is trained here and its mode cannot matter
+        (d2l's plots of an activation's derivative, its linear regression from scratch)."""
+        names = self.p.call_names(fi, cid)
+        if not any(n.endswith(("value_and_grad", ".grad")) for n in names):
+            return False
+        call = self.p.files[fi].calls[cid]
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if any(a.star for a in call.args) or not positional or len(positional) > 2 or \
+                any(a.keyword == "weights" for a in call.args):
+            return False
+        fn_vals = self.p.values(fi, call.scope, positional[0].value)
+        if not fn_vals or not all(isinstance(v, Func) or (isinstance(v, Ext) and not self.p.apis.is_class(v.qual))
+                                  for v in fn_vals):
+            return False   # `grad(ops.relu)`: a framework function; a class or an unknown value may be a network
+        for sfi, sscope in code_scopes(self.mc, fi, call.scope, positional[0].value):
+            facts = self.p.files[sfi]
+            for ccid, c in enumerate(facts.calls):
+                if c.scope != sscope:
+                    continue
+                if c.func[0] == "attr" and c.func[2] in _TENSOR_METHODS:
+                    continue   # `y.reshape(...)`, `(x ** 2).sum()`: arithmetic on tensors
+                vals = self.p.expand_params(self.p.callee_values(sfi, ccid))
+                if not vals or not all(isinstance(v, Func) or (isinstance(v, Ext) and not self.p.apis.is_class(v.qual))
+                                       for v in vals):
+                    return False
+        return True
 
     def _trained_networks(self, fi: int, cid: int) -> FrozenSet[Key]:
         """``value_and_grad(fn, None, optimizer.parameters)`` → the network behind the parameters."""
@@ -1029,7 +1073,8 @@ class TaintFlow:
                 if src[0] == "seq" and isinstance(v[2], int) and v[2] < len(src[2]):
                     out = self.taint(fi, a.scope, src[2][v[2]])
                 else:
-                    out = self.taint(fi, a.scope, src)
+                    element = self._unpacked_return(fi, src, v[2]) if src[0] == "call" else None
+                    out = element if element is not None else self.taint(fi, a.scope, src)
             else:
                 out = self.taint(fi, a.scope, v)
         finally:
@@ -1132,6 +1177,32 @@ class TaintFlow:
         elif call.func[0] in ("call", "name", "subscript"):
             parts.append(call.func)
         return self._union(fi, call.scope, parts)
+
+    def _unpacked_return(self, fi: int, src: Expr, index: Any) -> Optional[Taint]:
+        """``loss, overflow, grads = step(x, y)`` with every ``return`` of the project function
+        (or ``construct``) a tuple literal of that length: element ``index`` carries the taint of
+        that element only (the unscaled gradients next to a flag computed from the scale)."""
+        if not isinstance(index, int) or self._classify(fi, src[1]):
+            return None
+        targets = self.p.call_targets(fi, src[1])
+        if not targets or not all(self._has_body(t) for t, _ in targets):
+            return None
+        out: Set[Tuple[Any, ...]] = set()
+        for t, skip_self in targets:
+            rets = list(iter_returns(self.p.files[t.file].funcs[t.index].body))
+            if not rets or any(r is None or r[0] != "seq" or len(r[2]) <= index for r in rets):
+                return None
+            for r in rets:
+                ret = self.taint(t.file, t.index, r[2][index])
+                out |= {o for o in ret if o[0] == "S"}
+                params = self.p.files[t.file].funcs[t.index].params
+                bound = self._bind(params[1:] if skip_self else params, fi, src[1], None)
+                for o in ret:
+                    if o[0] == "P" and o[1] == t.index:
+                        arg = bound.get(o[2])
+                        if arg is not None:
+                            out |= self.taint(*arg)
+        return frozenset(out)
 
     def _has_body(self, f: Func) -> bool:
         return self.p.files[f.file].funcs[f.index].kind != "class"
