@@ -1193,15 +1193,7 @@ class TaintFlow:
             if not rets or any(r is None or r[0] != "seq" or len(r[2]) <= index for r in rets):
                 return None
             for r in rets:
-                ret = self.taint(t.file, t.index, r[2][index])
-                out |= {o for o in ret if o[0] == "S"}
-                params = self.p.files[t.file].funcs[t.index].params
-                bound = self._bind(params[1:] if skip_self else params, fi, src[1], None)
-                for o in ret:
-                    if o[0] == "P" and o[1] == t.index:
-                        arg = bound.get(o[2])
-                        if arg is not None:
-                            out |= self.taint(*arg)
+                out |= self._at_call(self.taint(t.file, t.index, r[2][index]), t, skip_self, fi, src[1])
         return frozenset(out)
 
     def _has_body(self, f: Func) -> bool:
@@ -1230,7 +1222,12 @@ class TaintFlow:
     def _apply_summary(self, f: Func, skip_self: bool, fi: int, cid: int,
                        arg_exprs: Optional[Sequence[Tuple[int, int, Any]]] = None) -> Taint:
         """Taint of calling ``f``: its own sources plus the taint of the arguments that reach its return."""
-        ret = self.returns(f)
+        return self._at_call(self.returns(f), f, skip_self, fi, cid, arg_exprs)
+
+    def _at_call(self, ret: Taint, f: Func, skip_self: bool, fi: int, cid: int,
+                 arg_exprs: Optional[Sequence[Tuple[int, int, Any]]] = None) -> Taint:
+        """A taint computed inside ``f``, seen at call ``cid``: its sources, and each parameter
+        it depends on replaced by the taint of what this call passes."""
         out: Set[Tuple[Any, ...]] = {o for o in ret if o[0] == "S"}
         params = self.p.files[f.file].funcs[f.index].params
         if skip_self:
