@@ -61,6 +61,7 @@ class ArgPred:
     is_generator: Optional[bool] = None
     project_code: Optional[bool] = None
     complement: Optional[bool] = None
+    single_sample: Optional[bool] = None
     through_networks: bool = False
     is_subclass_instance: Optional[GlobSet] = None
     trained: Optional[bool] = None
@@ -366,6 +367,7 @@ class _Builder:
             is_generator=node.get("is_generator"),
             project_code=node.get("project_code"),
             complement=node.get("complement"),
+            single_sample=node.get("single_sample"),
             through_networks=bool(node.get("through_networks", False)),
             is_subclass_instance=self.globs(node["is_subclass_instance"], path + ["is_subclass_instance"]) if "is_subclass_instance" in node else None,
             trained=node.get("trained"),

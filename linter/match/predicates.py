@@ -264,6 +264,9 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
     if pred.project_code is not None:
         if a is None or _project_code(site, mc, a) != pred.project_code:
             return False
+    if pred.single_sample is not None:
+        if a is None or _single_sample(mc, site, a) != pred.single_sample:
+            return False
     if pred.complement is not None:
         if a is None or _complement(mc, site.fi, site.call.scope, a.value, 0) != pred.complement:
             return False
@@ -457,6 +460,25 @@ def _sequential_last(mc: MatchContext, fi: int, cid: int) -> Optional[Tuple[List
         if elems and elems[-1][0] == "call":
             return [n + ".__call__" for n in p.call_names(v.file, elems[-1][1])], (v.file, elems[-1][1])
     return None
+
+
+def _single_sample(mc: MatchContext, site: CallSite, a: ArgFact) -> bool:
+    """Every value is an instance of a project class whose ``__len__`` returns the constant 1."""
+    p = mc.p
+    vals = p.values(site.fi, site.call.scope, a.value)
+    if not vals:
+        return False
+    for v in vals:
+        if not (isinstance(v, Obj) and isinstance(v.type, Cls)):
+            return False
+        lens = [f for f in p.class_attr(v.type, "__len__", None) if isinstance(f, Func)]
+        if not lens:
+            return False
+        for f in lens:
+            rets = list(iter_returns(p.files[f.file].funcs[f.index].body))
+            if not rets or any(r is None or r[0] != "const" or r[1] != 1 for r in rets):
+                return False
+    return True
 
 
 def _complement(mc: MatchContext, fi: int, scope: int, e: Any, depth: int) -> bool:
