@@ -20,6 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from linter.core.globs import GlobSet, Regex
+from linter.core.graphs import components
 from linter.facts.ir import child_blocks, sub_exprs, walk
 from linter.facts.model import Expr, Stmt
 from linter.index.values import Bound, Cls, Func
@@ -266,12 +267,6 @@ class Roles:
         group of callers (mutual recursion: a library's modules calling one another) is reached
         by the same entries, so the graph is walked once, group by group (Tarjan), and every
         function met is memoised: a path-by-path walk cost exponential time on a large library."""
-        index: Dict[Site, int] = {}
-        low: Dict[Site, int] = {}
-        on_stack: Set[Site] = set()
-        stack: List[Site] = []
-        counter = 0
-
         def successors(site: Site) -> Tuple[List[Site], Set[int]]:
             """(the callers' functions, the entries reached directly)."""
             sfi, sscope = site
@@ -292,52 +287,19 @@ class Roles:
         hit = known(root)
         if hit is not None:
             return hit
-        direct: Dict[Site, Set[int]] = {}
-        work: List[Tuple[Site, Iterator[Site]]] = []
+        edges: Dict[Site, Tuple[List[Site], Set[int]]] = {}
 
-        def push(site: Site) -> None:
-            nonlocal counter
-            index[site] = low[site] = counter
-            counter += 1
-            stack.append(site)
-            on_stack.add(site)
-            nxt, d = successors(site)
-            direct[site] = d
-            work.append((site, iter(nxt)))
+        def callers_of(site: Site) -> List[Site]:
+            edges[site] = successors(site)
+            return edges[site][0]
 
-        push(root)
-        while work:
-            site, it = work[-1]
-            advanced = False
-            for w in it:
-                if known(w) is not None:
-                    continue
-                if w not in index:
-                    push(w)
-                    advanced = True
-                    break
-                if w in on_stack:
-                    low[site] = min(low[site], index[w])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[site])
-            if low[site] != index[site]:
-                continue
-            group: List[Site] = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                group.append(w)
-                if w == site:
-                    break
+        # a group completes after every group it reaches, whose answers are then known
+        for group in components([root], callers_of, skip=lambda w: known(w) is not None):
             members = set(group)
             acc: Set[int] = set()
             for member in group:
-                acc |= direct[member]
-                nxt, _ = successors(member)
+                nxt, direct = edges[member]
+                acc |= direct
                 for w in nxt:
                     if w not in members:
                         acc |= known(w) or frozenset()
@@ -840,39 +802,10 @@ class Roles:
         hit = self._read_index.get(key)
         if hit is not None:
             return hit
-        facts = self.p.files[fi]
         out: Dict[int, List[int]] = {}
-        def visit(e: Any, sid: int, depth: int = 0) -> None:
-            if not isinstance(e, tuple) or not e or depth > 40:
-                return
-            tag = e[0]
-            if tag == "name":
-                for d in e[2]:
-                    out.setdefault(d, []).append(sid)
-                return
-            if tag == "call":
-                c = facts.calls[e[1]]
-                visit(c.func, sid, depth + 1)
-                for a in c.args:
-                    visit(a.value, sid, depth + 1)
-                return
-            if tag in ("const", "lambda", "other"):
-                return
-            for x in sub_exprs(e):
-                visit(x, sid, depth + 1)
-        for c in facts.calls:
-            if c.scope == scope:
-                visit(c.func, c.stmt)
-                for a in c.args:
-                    visit(a.value, c.stmt)
-        for asg in facts.assigns:
-            if asg.scope == scope and asg.value[0] not in ("param", "import", "def", "class"):
-                visit(asg.value[1] if asg.value[0] in ("iter", "enter", "unpack", "except") else asg.value, asg.stmt)
-        for st in walk(facts.funcs[scope].body):
-            if st[0] in ("return", "expr", "if", "while", "raise", "branches") and isinstance(st[2], tuple):
-                visit(st[2], st[1])   # calls in them were visited above; this adds bare names
-            elif st[0] == "for":
-                visit(st[3], st[1])
+        for _scope, sid, e in _names_read(self.p.files[fi], scope):
+            for d in e[2]:
+                out.setdefault(d, []).append(sid)
         for ids in out.values():
             ids[:] = sorted(set(ids))
         self._read_index[key] = out
@@ -1044,40 +977,9 @@ class Roles:
         hit = self._scope_names.get(fi)
         if hit is not None:
             return hit
-        facts = self.p.files[fi]
         out: Dict[int, Set[str]] = {}
-
-        def visit(e: Any, into: Set[str], depth: int = 0) -> None:
-            if not isinstance(e, tuple) or not e or depth > 40:
-                return
-            if e[0] == "name":
-                into.add(e[1])
-                return
-            if e[0] == "call":
-                c = facts.calls[e[1]]
-                visit(c.func, into, depth + 1)
-                for a in c.args:
-                    visit(a.value, into, depth + 1)
-                return
-            if e[0] in ("const", "other"):
-                return
-            for x in sub_exprs(e):
-                visit(x, into, depth + 1)
-        for c in facts.calls:
-            into = out.setdefault(c.scope, set())
-            visit(c.func, into)
-            for a in c.args:
-                visit(a.value, into)
-        for asg in facts.assigns:
-            if asg.value[0] not in ("param", "import", "def", "class"):
-                visit(asg.value[1] if asg.value[0] in ("iter", "enter", "unpack", "except") else asg.value,
-                      out.setdefault(asg.scope, set()))
-        for k, f in enumerate(facts.funcs):
-            for st in walk(f.body):
-                if st[0] in ("return", "expr", "if", "while", "raise", "branches") and isinstance(st[2], tuple):
-                    visit(st[2], out.setdefault(k, set()))
-                elif st[0] == "for":
-                    visit(st[3], out.setdefault(k, set()))
+        for scope, _sid, e in _names_read(self.p.files[fi], None):
+            out.setdefault(scope, set()).add(e[1])
         self._scope_names[fi] = out
         return out
 
@@ -1093,6 +995,44 @@ class Roles:
                     table[a.stmt] = table.get(a.stmt, ()) + (name,)
             self._targets[fi] = table
         return table.get(sid, ())
+
+
+def _names_read(facts: Any, scope: Optional[int]) -> Iterator[Tuple[int, int, Any]]:
+    """(function, statement, ``("name", id, binding ids)``) for every name read in function
+    ``scope`` of a file (every function when None): in calls and their arguments, assigned values,
+    and the tests, returns and loop iterables of its statements."""
+    def visit(e: Any, where: int, sid: int, depth: int = 0) -> Iterator[Tuple[int, int, Any]]:
+        if not isinstance(e, tuple) or not e or depth > 40:
+            return
+        tag = e[0]
+        if tag == "name":
+            yield where, sid, e
+            return
+        if tag == "call":
+            c = facts.calls[e[1]]
+            yield from visit(c.func, where, sid, depth + 1)
+            for a in c.args:
+                yield from visit(a.value, where, sid, depth + 1)
+            return
+        if tag in ("const", "lambda", "other"):
+            return
+        for x in sub_exprs(e):
+            yield from visit(x, where, sid, depth + 1)
+    for c in facts.calls:
+        if scope is None or c.scope == scope:
+            yield from visit(c.func, c.scope, c.stmt)
+            for a in c.args:
+                yield from visit(a.value, c.scope, c.stmt)
+    for asg in facts.assigns:
+        if (scope is None or asg.scope == scope) and asg.value[0] not in ("param", "import", "def", "class"):
+            yield from visit(asg.value[1] if asg.value[0] in ("iter", "enter", "unpack", "except") else asg.value,
+                             asg.scope, asg.stmt)
+    for k in (range(len(facts.funcs)) if scope is None else (scope,)):
+        for st in walk(facts.funcs[k].body):
+            if st[0] in ("return", "expr", "if", "while", "raise", "branches") and isinstance(st[2], tuple):
+                yield from visit(st[2], k, st[1])   # calls in them were visited above; this adds bare names
+            elif st[0] == "for":
+                yield from visit(st[3], k, st[1])
 
 
 _RUN_BY_INSTANCE = frozenset({"construct", "forward", "call", "__call__"})

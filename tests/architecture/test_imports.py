@@ -10,54 +10,15 @@ from typing import Dict, List, Set
 
 import pytest
 
+from linter.core.graphs import components
 from tests.conftest import ROOT
 
 grimp = pytest.importorskip("grimp", reason="import-linter (grimp) is in the test extra")
 
 
 def cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
-    """The strongly connected components of more than one module (Tarjan, iteratively)."""
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    on: Set[str] = set()
-    out: List[List[str]] = []
-    counter = 0
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on.add(root)
-        while work:
-            v, children = work[-1]
-            for w in children:
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(sorted(graph.get(w, ())))))
-                    break
-                if w in on:
-                    low[v] = min(low[v], index[w])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
-                if low[v] == index[v]:
-                    comp = []
-                    while True:
-                        w = stack.pop()
-                        on.discard(w)
-                        comp.append(w)
-                        if w == v:
-                            break
-                    if len(comp) > 1:
-                        out.append(sorted(comp))
-    return out
+    """The strongly connected components of more than one module."""
+    return [sorted(c) for c in components(sorted(graph), lambda v: sorted(graph.get(v, ()))) if len(c) > 1]
 
 
 def test_the_cycle_finder_finds_cycles() -> None:
