@@ -16,6 +16,7 @@ from linter.index.apis import NO_DEFAULT, Expression
 from linter.index.values import Bound, Cls, Const, Ext, Func, Obj, Valued
 from linter.match.context import CallSite, MatchContext
 from linter.match.narrow import narrowed
+from linter.program.roles import _RUN_BY_INSTANCE
 from linter.program.training import training_state
 
 
@@ -393,7 +394,6 @@ def _is_generator(site: CallSite, mc: MatchContext, a: ArgFact) -> bool:
     return False
 
 
-_RUN_METHODS = ("forward", "construct", "call", "__call__")
 _RESHAPES = ("view", "reshape", "resize", "resize_", "squeeze", "unsqueeze", "flatten", "contiguous", "float",
              "double", "to", "cpu", "cuda", "permute", "transpose", "view_as", "reshape_as", "type")
 
@@ -424,7 +424,7 @@ def _through_networks(mc: MatchContext, calls: List[Tuple[int, int]],
                                         for o in sub):
                 out.append((["torch.softmax"], (cfi, ccid)))
                 continue
-        methods = [t for t, _ in p.call_targets(cfi, ccid) if p.files[t.file].funcs[t.index].name in _RUN_METHODS]
+        methods = [t for t, _ in p.call_targets(cfi, ccid) if p.files[t.file].funcs[t.index].name in _RUN_BY_INSTANCE]
         if methods:
             if depth >= 3:
                 return None
