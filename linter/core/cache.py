@@ -64,15 +64,23 @@ def _user_secret() -> Optional[bytes]:
         return None
 
 
+FACTS_CODE = ("facts", "source", "core")
+"""The code a file's cached facts depend on (extraction, decoding and notebooks, the fact model)."""
+
+
 def code_digest(*modules: str) -> str:
     """Digest of trainlint packages/modules (relative to ``linter/``): their names, sizes and
     modification times (reading the source on every start-up would cost more than it saves;
     as in Ruff, a file rewritten with the same size within the same clock tick is missed)."""
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # linter/, not linter/core/
     h = blake2b(digest_size=12)
     h.update(__version__.encode())
     for rel in modules:
         path = os.path.join(here, rel)
+        if not os.path.exists(path):
+            # a module that moved would silently drop out of the digest and stale cache entries
+            # would be served after every change to it: fail where the move is made
+            raise FileNotFoundError(f"code_digest: no linter/{rel}")
         files = ([os.path.join(d, f) for d, _, fs in sorted(os.walk(path)) for f in sorted(fs) if f.endswith(".py")]
                  if os.path.isdir(path) else [path])
         for f in files:
@@ -94,7 +102,7 @@ class Cache:
     def __init__(self, root: Optional[str] = None) -> None:
         self.root = os.path.abspath(root or default_dir())
         self.secret = _user_secret()
-        self.facts_ns = code_digest("facts", "notebooks.py", "sources.py", "pipeline.py")
+        self.facts_ns = code_digest(*FACTS_CODE)
         self.hits = 0
         self.misses = 0
         self._ready = False

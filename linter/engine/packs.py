@@ -43,12 +43,16 @@ def pack_files(dirs: Sequence[str]) -> List[str]:
     return out
 
 
+PACKS_CODE = ("compiler", "schema", "index/apis.py", "program/roles.py")
+"""The code compiled rule packs depend on: the compiler, the schema, the API tables and role spec."""
+
+
 def packs_digest(dirs: Sequence[str]) -> str:
     """Digest of the rule files (names, sizes, modification times) and the compiler's code."""
     # imported when this runs, not at start-up (a cached one-file check does not need it)
     from linter.core.cache import Cache, code_digest, stamp
 
-    return Cache.digest([code_digest("compiler", "index/apis.py", "index/roles.py")]
+    return Cache.digest([code_digest(*PACKS_CODE)]
                         + [stamp(path) for path in pack_files(dirs)])
 
 

@@ -188,3 +188,28 @@ def test_the_work_of_a_run_grows_linearly_with_the_number_of_projects(tmp_path, 
         assert json.loads(out)["findings"]
         counts.append(len(asked))
     assert counts[0] > 0 and counts[1] <= 2.2 * counts[0], counts
+
+
+def test_code_digests_cover_the_code_they_stand_for(monkeypatch) -> None:
+    """The run key covers every module of the package, the facts namespace the extraction code,
+    the packs digest the compiler: an engine change must never be answered from a stale cache
+    (the digests once read `linter/core/` only, after the cache module moved there)."""
+    from linter.core import cache as cache_mod
+    from linter.engine.packs import PACKS_CODE
+
+    seen = []
+    monkeypatch.setattr(cache_mod, "stamp", lambda path: seen.append(path) or path)
+    root = os.path.dirname(os.path.dirname(cache_mod.__file__))
+    cache_mod.code_digest(".")
+    rel = {os.path.relpath(p, root).replace(os.sep, "/") for p in seen}
+    assert {"program/training.py", "match/predicates.py", "facts/extract.py", "cli.py"} <= rel
+    seen.clear()
+    cache_mod.code_digest(*cache_mod.FACTS_CODE)
+    rel = {os.path.relpath(p, root).replace(os.sep, "/") for p in seen}
+    assert {"facts/extract.py", "source/notebooks.py", "source/decode.py"} <= rel
+    seen.clear()
+    cache_mod.code_digest(*PACKS_CODE)
+    rel = {os.path.relpath(p, root).replace(os.sep, "/") for p in seen}
+    assert {"compiler/build.py", "index/apis.py"} <= rel
+    with pytest.raises(FileNotFoundError):
+        cache_mod.code_digest("no_such_module.py")
