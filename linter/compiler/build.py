@@ -66,6 +66,7 @@ class ArgPred:
     is_subclass_instance: Optional[GlobSet] = None
     trained: Optional[bool] = None
     mentions: Optional[Regex] = None
+    computed_from: Optional[Regex] = None
     edited_by: Optional[GlobSet] = None
     code_calls: Optional[GlobSet] = None
     code_mentions: Optional[Regex] = None
@@ -372,6 +373,7 @@ class _Builder:
             is_subclass_instance=self.globs(node["is_subclass_instance"], path + ["is_subclass_instance"]) if "is_subclass_instance" in node else None,
             trained=node.get("trained"),
             mentions=self.regex(node["mentions"], path + ["mentions"]) if "mentions" in node else None,
+            computed_from=self.regex(node["computed_from"], path + ["computed_from"]) if "computed_from" in node else None,
             edited_by=self.globs(node["edited_by"], path + ["edited_by"]) if "edited_by" in node else None,
             code_calls=self.globs(node["code_calls"], path + ["code_calls"]) if "code_calls" in node else None,
             code_mentions=self.regex(node["code_mentions"], path + ["code_mentions"]) if "code_mentions" in node else None,

@@ -284,13 +284,19 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         state = training_state(mc.program, mc.p.values(site.fi, site.call.scope, a.value), mc.entries_reaching(site.fi, site.cid))
         if state is not pred.trained:
             return False
-    if pred.mentions is not None:
+    for rx, strict in ((pred.mentions, False), (pred.computed_from, True)):
+        if rx is None:
+            continue
         if a is None:
             return False
-        mentioned = _mentioned(mc, site.fi, site.call.scope, a.value, pred.mentions)
-        if mentioned is None:
+        found = _mentioned(mc, site.fi, site.call.scope, a.value, rx, strict)
+        if found is None:
             return False
+        mentioned, where = found
         site.data.setdefault(f"{pred.arg}.mentions", mentioned)
+        for pfi, line in where:
+            if (pfi, line) != (site.fi, site.call.line):
+                site.places.append((pfi, line, f"`{mentioned}`: the value comes from here"))
     if pred.edited_by is not None:
         if a is None or not _edited(mc, site, a.value, pred.edited_by):
             return False
@@ -304,16 +310,25 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
     return True
 
 
-def _mentioned(mc: MatchContext, fi: int, scope: int, e: Expr, rx: Any) -> Optional[str]:
+def _mentioned(mc: MatchContext, fi: int, scope: int, e: Expr, rx: Any,
+               strict: bool = False) -> Optional[Tuple[str, List[Tuple[int, int]]]]:
     """The first name or string constant matching ``rx`` among those ``e`` is built from:
     identifiers, attribute names, callees and literals, through local bindings, module
-    constants, record fields and parameters (at their call sites); bounded."""
+    constants, record fields and parameters (at their call sites); bounded. With it, the places
+    (file, line) the value was brought from: where the word was bound, and for a parameter
+    the call sites that pass it — a seed built from `rank` in a helper points at the caller
+    that passes the rank id. ``strict`` (``computed_from``) follows only what the value is
+    computed from: not the object an attribute is read from (`config.seed` is not computed from
+    the rest of `config`), not the whole container a subscript reads (`cfg["seed"]` reads the
+    key `"seed"`, not every entry of the dict)."""
     p = mc.p
-    todo: List[Tuple[int, int, Any, int]] = [(fi, scope, e, 0)]
+    todo: List[Tuple[int, int, Any, int, Optional[Tuple[int, int]]]] = [(fi, scope, e, 0, None)]
+    first: Optional[str] = None
+    places: List[Tuple[int, int]] = []
     seen = set()
     steps = 0
     while todo and steps < 400:
-        cfi, cscope, x, depth = todo.pop()
+        cfi, cscope, x, depth, came = todo.pop()
         steps += 1
         if not isinstance(x, tuple) or not x or depth > 8 or (cfi, id(x)) in seen:
             continue
@@ -324,35 +339,57 @@ def _mentioned(mc: MatchContext, fi: int, scope: int, e: Expr, rx: Any) -> Optio
             if isinstance(x[1], str):
                 words.append(x[1])
         elif tag in ("name", "attr"):
-            words.append(x[1] if tag == "name" else x[2])
-            if tag == "attr":
-                todo.append((cfi, cscope, x[1], depth + 1))
-            for sfi, sscope, sexpr, _line, _via in p.defining_exprs(cfi, cscope, x):
+            # strictly, a parameter is what its callers pass, and a name bound only to parameters and
+            # constants is what they hold: `set_seed(seed, rank=0)` with `if rank is None: rank = 0`,
+            # called as `set_seed(1)`, is not computed from a rank
+            param = tag == "name" and strict and bool(x[2]) and all(
+                p.files[cfi].assigns[aid].value[0] in ("param", "const") for aid in x[2])
+            if not param:
+                words.append(x[1] if tag == "name" else x[2])
+            if tag == "attr" and not strict:
+                todo.append((cfi, cscope, x[1], depth + 1, came))
+            defs = p.defining_exprs(cfi, cscope, x)
+            for sfi, sscope, sexpr, line, _via in defs:
                 if sexpr is not None:
-                    todo.append((sfi, sscope, sexpr, depth + 1))
+                    todo.append((sfi, sscope, sexpr, depth + 1, (sfi, line) if line else came))
+            if tag == "name" and not param and rx.search(x[1]):
+                # a name brought in through a parameter: the call that passes it; a local one: the
+                # places that give it its value
+                here = [came] if came else [(sfi, line) for sfi, _s, sexpr, line, _v in defs if sexpr is not None and line]
+                first = first or x[1]
+                places += [h for h in here if h not in places]
+                continue
         elif tag == "call":
             c = p.files[cfi].calls[x[1]]
             if c.dotted:
                 words.append(c.dotted)
-            todo.append((cfi, c.scope, c.func, depth + 1))
-            todo.extend((cfi, c.scope, arg.value, depth + 1) for arg in c.args)
+            todo.append((cfi, c.scope, c.func, depth + 1, came))
+            todo.extend((cfi, c.scope, arg.value, depth + 1, came) for arg in c.args)
         elif tag == "config":
             value = x[1].items[x[2]][0]
             if isinstance(value, str):
                 words.append(value)   # a path in a shipped configuration file
         elif tag in ("lambda", "other"):
             pass
+        elif strict and tag == "subscript":
+            todo.append((cfi, cscope, x[2], depth + 1, came))   # `os.environ["RANK_ID"]`: the key
+        elif strict and tag in ("dict", "seq", "comp"):
+            pass
         else:
             for part in x[1:]:
                 if isinstance(part, tuple):
                     if part and isinstance(part[0], str):
-                        todo.append((cfi, cscope, part, depth + 1))
+                        todo.append((cfi, cscope, part, depth + 1, came))
                     else:
-                        todo.extend((cfi, cscope, y, depth + 1) for y in part if isinstance(y, tuple))
+                        todo.extend((cfi, cscope, y, depth + 1, came) for y in part if isinstance(y, tuple))
         for w in words:
             if rx.search(w):
-                return w
-    return None
+                first = first or w
+                if came and came not in places:
+                    places.append(came)
+                break
+    # every way the value brings the word in (a helper's callers), not just the first
+    return (first, places[:5]) if first else None
 
 
 def _edited(mc: MatchContext, site: CallSite, e: Expr, globs: Any) -> bool:

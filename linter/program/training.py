@@ -20,7 +20,7 @@ from linter.core.memo import MemoStore
 from linter.facts.ir import iter_returns
 from linter.facts.model import Expr
 from linter.index.project import Project
-from linter.index.values import Cls, Obj, Value
+from linter.index.values import Cls, Obj, Unknown, Value
 from linter.program.roles import Roles
 
 
@@ -64,8 +64,12 @@ def _optimizers(pm: Program) -> Tuple[Dict[Origin, Origin], List[Origin]]:
             call = pm.p.files[fi].calls[cid]
             params = next((a for a in call.args if a.keyword == "params"), None) or \
                 next((a for a in call.args if a.keyword is None and not a.star), None)
-            owners = _owners(pm, fi, call.scope, params.value, 0, set()) if params is not None else set()
-            if not owners:
+            blind: List[bool] = []
+            owners = _owners(pm, fi, call.scope, params.value, 0, set(), blind) if params is not None else set()
+            if not owners or blind:
+                # no owner found, or the parameters of an object the model cannot resolve as well
+                # (`create_optimizer(network.trainable_params())` with `network` from a registry
+                # lookup): this optimizer may train anything, so "not trained" is unknown
                 untraced.append((fi, cid))
             by_optimizer[(fi, cid)] = frozenset(owners)
             for origin in sorted(owners):
@@ -114,8 +118,10 @@ def updated_by(pm: Program, optimizer: Origin) -> FrozenSet[Origin]:
     return pm.store.scoped("training.optimizers")["by_optimizer"].get(optimizer, frozenset())
 
 
-def _owners(pm: Program, fi: int, scope: int, e: Expr, depth: int, seen: Set[Any]) -> Set[Origin]:
-    """Objects whose parameters expression ``e`` holds."""
+def _owners(pm: Program, fi: int, scope: int, e: Expr, depth: int, seen: Set[Any],
+            blind: Optional[List[bool]] = None) -> Set[Origin]:
+    """Objects whose parameters expression ``e`` holds; ``blind`` gets an entry when it also
+    holds the parameters of a value the model cannot resolve."""
     if depth > _MAX_DEPTH or not isinstance(e, tuple) or not e:
         return set()
     key = (fi, scope, id(e))
@@ -128,39 +134,46 @@ def _owners(pm: Program, fi: int, scope: int, e: Expr, depth: int, seen: Set[Any
     if tag == "call":
         c = p.files[fi].calls[e[1]]
         if c.func[0] == "attr" and c.func[2] in pm.roles.spec.parameter_methods:
-            return {v.origin for v in _objects(pm, p.expand_params(p.values(fi, c.scope, c.func[1])))}
+            return _parameter_owners(pm, p.expand_params(p.values(fi, c.scope, c.func[1])), blind)
         # filter(...), list(...), itertools.chain(...), a helper's result: what goes in, what it returns
         for a in c.args:
-            out |= _owners(pm, fi, c.scope, a.value, depth + 1, seen)
+            out |= _owners(pm, fi, c.scope, a.value, depth + 1, seen, blind)
         for f, _ in p.call_targets(fi, e[1]):
             for r in iter_returns(p.files[f.file].funcs[f.index].body):
                 if r is not None:
-                    out |= _owners(pm, f.file, f.index, r, depth + 1, seen)
+                    out |= _owners(pm, f.file, f.index, r, depth + 1, seen, blind)
         return out
     if tag == "attr" and e[2] in pm.roles.spec.parameter_methods:
         # `model.trainable_weights` (a property)
-        return {v.origin for v in _objects(pm, p.expand_params(p.values(fi, scope, e[1])))}
+        return _parameter_owners(pm, p.expand_params(p.values(fi, scope, e[1])), blind)
     if tag in ("name", "attr"):
         for sfi, sscope, sexpr, _line, _via in p.defining_exprs(fi, scope, e):
             if sexpr is not None:
-                out |= _owners(pm, sfi, sscope, sexpr, depth + 1, seen)
+                out |= _owners(pm, sfi, sscope, sexpr, depth + 1, seen, blind)
         return out
     if tag == "seq":
         for x in e[2]:
-            out |= _owners(pm, fi, scope, x, depth + 1, seen)
+            out |= _owners(pm, fi, scope, x, depth + 1, seen, blind)
     elif tag == "dict":
         for x in e[2]:
-            out |= _owners(pm, fi, scope, x, depth + 1, seen)
+            out |= _owners(pm, fi, scope, x, depth + 1, seen, blind)
     elif tag == "binop":
-        out |= _owners(pm, fi, scope, e[2], depth + 1, seen) | _owners(pm, fi, scope, e[3], depth + 1, seen)
+        out |= _owners(pm, fi, scope, e[2], depth + 1, seen, blind) | _owners(pm, fi, scope, e[3], depth + 1, seen, blind)
     elif tag == "comp":
-        out |= _owners(pm, fi, scope, e[2], depth + 1, seen)
+        out |= _owners(pm, fi, scope, e[2], depth + 1, seen, blind)
         for _target, it in e[3]:
-            out |= _owners(pm, fi, scope, it, depth + 1, seen)
+            out |= _owners(pm, fi, scope, it, depth + 1, seen, blind)
     elif tag in ("star", "ifexp"):
         for x in e[1:]:
-            out |= _owners(pm, fi, scope, x, depth + 1, seen)
+            out |= _owners(pm, fi, scope, x, depth + 1, seen, blind)
     return out
+
+
+def _parameter_owners(pm: Program, vals: Iterable[Value], blind: Optional[List[bool]]) -> Set[Origin]:
+    vals = list(vals)
+    if blind is not None and any(isinstance(v, Unknown) for v in vals):
+        blind.append(True)
+    return {v.origin for v in _objects(pm, vals)}
 
 
 def _objects(pm: Program, vals: Iterable[Value]) -> Iterable[Obj]:
@@ -206,6 +219,8 @@ def _direct_parts_uncached(pm: Program, origin: Origin) -> Set[Origin]:
         exprs.append(a.value)
         if a.value[0] == "seq":
             exprs += list(a.value[2])
+        elif a.value[0] == "comp":
+            exprs.append(a.value[2])   # `nn.CellList([Block(...) for _ in range(n)])`
         elif a.value[0] == "name":
             exprs += _list_items(pm, fi, call.scope, a.value[1])
     out: Set[Origin] = set()
@@ -228,13 +243,17 @@ def _list_items(pm: Program, fi: int, scope: int, name: str) -> List[Any]:
     facts = pm.p.files[fi]
     items: List[Any] = []
     for a in facts.assigns:
-        if a.scope == scope and a.target[0] == "name" and a.target[1] == name and a.value[0] == "seq":
-            items += list(a.value[2])
+        if a.scope == scope and a.target[0] == "name" and a.target[1] == name:
+            if a.value[0] == "seq":
+                items += list(a.value[2])
+            elif a.value[0] == "comp":
+                items.append(a.value[2])   # `blocks = [Unit(...) for _ in range(n)]`: the element built
     for c in facts.calls:
         f = c.func
         if c.scope == scope and f[0] == "attr" and f[1][0] == "name" and f[1][1] == name and f[2] in ("append", "extend", "insert"):
             for arg in c.args[-1:]:
-                items += list(arg.value[2]) if arg.value[0] == "seq" else [arg.value]
+                v = arg.value
+                items += list(v[2]) if v[0] == "seq" else [v[2]] if v[0] == "comp" else [v]
     return items
 
 
