@@ -188,6 +188,66 @@ def test_untraceable_optimizer_parameters_leave_the_state_unknown() -> None:
     assert training_state(mc.program, mc.p.values(cfi, call.scope, call.args[0].value), [cfi]) is None
 
 
+def test_an_optimizer_also_given_unresolved_parameters_may_train_anything() -> None:
+    """A shared optimizer factory called with a resolved test network and with the product of a
+    registry the model cannot resolve: "not trained" is unknown for every other object."""
+    files = dict(TRAINED)
+    files["train.py"] = files["train.py"].replace(
+        "opt = nn.Momentum(params_of(loss_net), 0.1, 0.9)",
+        "opt = nn.Momentum(params_of(loss_net) + registry[name]().trainable_params(), 0.1, 0.9)")
+    mc = context(files)
+    fi = fid(mc, "train.py")
+    cfi, cid = call_at(mc, "train.py", 14)
+    call = mc.p.files[cfi].calls[cid]
+    assert training_state(mc.program, mc.p.values(cfi, call.scope, call.args[0].value), [fi]) is None
+    # the look-alike: every parameter resolved, the evaluation copy is provably not trained
+    mc = context(TRAINED)
+    cfi, cid = call_at(mc, "train.py", 14)
+    call = mc.p.files[cfi].calls[cid]
+    assert training_state(mc.program, mc.p.values(cfi, call.scope, call.args[0].value), [fi]) is False
+
+
+def test_layers_built_by_a_comprehension_are_parts_of_the_network() -> None:
+    mc = context({
+        "net.py": """
+            from mindspore import nn
+            class Unit(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.bn = nn.BatchNorm2d(4)
+                def construct(self, x):
+                    return self.bn(x)
+            class Net(nn.Cell):
+                def __init__(self, n):
+                    super().__init__()
+                    blocks = [Unit() for _ in range(n)]
+                    self.stage = nn.CellList(blocks)
+                    self.head = nn.CellList([Unit() for _ in range(n)])
+                def construct(self, x):
+                    for b in self.stage:
+                        x = b(x)
+                    return x
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from net import Net, Unit
+            net = Net(2)
+            spare = Unit()
+            opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+            ms.Model(net, nn.MSELoss(), opt).train(1, None)
+        """,
+    })
+    fi = fid(mc, "train.py")
+    nfi = fid(mc, "net.py")
+    bn = next(i for i, c in enumerate(mc.p.files[nfi].calls) if c.line == 6)
+    made = [v for v in mc.p.call_values(nfi, bn) if v.origin == (nfi, bn)]
+    assert training_state(mc.program, made, [fi]) is True
+    # a Unit built outside the network is not trained
+    cfi, cid = call_at(mc, "train.py", 6)
+    assert training_state(mc.program, [v for v in mc.p.call_values(cfi, cid)], [fi]) is False
+
+
 RULE = """\
 id: WI299
 name: probe-load
