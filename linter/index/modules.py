@@ -60,7 +60,18 @@ class ModuleMap:
         self._cache.clear()
 
     def search_dirs(self, abspath: str) -> List[str]:
-        return folders_up(os.path.dirname(abspath), self.roots.get(abspath) or os.path.dirname(abspath))
+        dirs = folders_up(os.path.dirname(abspath), self.roots.get(abspath) or os.path.dirname(abspath))
+        # a root that is itself a package (`trainlint check pytorchyolo`, no marker above): its
+        # absolute imports (`from pytorchyolo.models import ...`) resolve from the folder that
+        # holds the top package, as `python -m pytorchyolo.train` run there would
+        top = dirs[-1]
+        while os.path.normpath(os.path.join(top, "__init__.py")) in self.files:
+            parent = os.path.dirname(top)
+            if parent == top:
+                break
+            dirs.append(parent)
+            top = parent
+        return dirs
 
     def _candidate(self, base: str, module: str, exists: ExistsFn) -> Optional[str]:
         rel = module.replace(".", os.sep)

@@ -603,7 +603,7 @@ class Roles:
             out: Dict[int, Dict[str, Tuple[int, int]]] = {}
             for role in sorted(spec.steps):
                 for sfi, cid in self.step_sites(role):
-                    entries = self.reaching_entries(sfi, self.p.files[sfi].calls[cid].scope, strict=True)
+                    entries = self._step_entries(sfi, cid, strict=True)
                     if not entries:
                         continue
                     if role == TRAINING:
@@ -652,9 +652,18 @@ class Roles:
                     fws = {fw}
                     break
             if fws:
-                for e in self.reaching_entries(sfi, self.p.files[sfi].calls[cid].scope):
+                for e in self._step_entries(sfi, cid):
                     out.setdefault(e, set()).update(fws)
         return out
+
+    def _step_entries(self, sfi: int, cid: int, strict: bool = False) -> FrozenSet[int]:
+        """The entries that run step call ``cid``: a step under a module's own
+        ``if __name__ == "__main__":`` (a self-test of a layer file) runs only when that file is
+        the script — importing the module does not make the importer train."""
+        call = self.p.files[sfi].calls[cid]
+        if call.scope == 0 and self.main_guarded(sfi, call.stmt):
+            return frozenset((sfi,)) if sfi in self._entry_set() else frozenset()
+        return frozenset(self.reaching_entries(sfi, call.scope, strict=strict))
 
     def _file_frameworks(self, fi: int) -> Set[str]:
         """Frameworks a file imports directly."""
@@ -1106,6 +1115,8 @@ def _registering(facts: Any, st: Stmt) -> bool:
         head = d
         if head[0] == "call":
             head = facts.calls[head[1]].func
+        if head[0] == "attr" and head[1][0] == "name" and _dispatch_graph(facts, head[1][1]):
+            continue   # `@_adam_opt.register(...)`: runs where the graph is applied, not where it is defined
         parts = []
         while head[0] == "attr":
             parts.append(head[2])
@@ -1114,6 +1125,17 @@ def _registering(facts: Any, st: Stmt) -> bool:
             parts.append(head[1])
         if any(_REGISTRY.search(x) for x in parts):
             return True
+    return False
+
+
+def _dispatch_graph(facts: Any, name: str) -> bool:
+    """``name`` is a module-level ``MultitypeFuncGraph`` (MindSpore's overload dispatch): the
+    functions registered on it run only when it is called (``hyper_map(partial(graph, ...))``)."""
+    for a in facts.assigns:
+        if a.scope == 0 and a.target == ("name", name, ()) and a.value[0] == "call":
+            dotted = facts.calls[a.value[1]].dotted or ""
+            if dotted.endswith("MultitypeFuncGraph"):
+                return True
     return False
 
 

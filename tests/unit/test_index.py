@@ -180,3 +180,22 @@ def test_vectors_of_literals_names_modules_and_comprehensions() -> None:
     assert got[1] == (0.229, 0.224, 0.225) and got[2] == (-0.229, -0.224, -0.225)
     # two possible values, an unknown parameter, an overflowing power, a repeated list, strings: none
     assert got[3:] == [None, None, None, None, None]
+
+
+def test_a_root_that_is_a_package_resolves_its_own_absolute_imports() -> None:
+    """`trainlint check pytorchyolo` with no marker above: the root is the package folder, and
+    `from pytorchyolo.models import load_model` resolves from the folder holding it (as
+    `python -m pytorchyolo.train` would); a root that is not a package does not look above."""
+    from linter.index.modules import ModuleMap
+
+    base = os.path.join(VIRTUAL_ROOT, "repo")
+    pkg = os.path.join(base, "pytorchyolo")
+    files = [os.path.join(pkg, n) for n in ("__init__.py", "train.py", "models.py")]
+    mm = ModuleMap(files, {f: pkg for f in files})
+    never = lambda path: False  # noqa: E731 - nothing outside the known files exists
+    assert mm.resolve(files[1], "pytorchyolo.models", 0, never) == os.path.normpath(files[2])
+    assert mm.resolve(files[1], "models", 0, never) == os.path.normpath(files[2])
+    plain = os.path.join(base, "scripts")
+    other = [os.path.join(plain, "train.py"), os.path.join(plain, "models.py")]
+    mm = ModuleMap(other, {f: plain for f in other})
+    assert mm.resolve(other[0], "scripts.models", 0, never) is None

@@ -523,6 +523,60 @@ def test_classes_and_functions_handed_on_as_values_are_reached() -> None:
     assert mc.entries_reaching(*call_at(mc, "models.py", 13)) == []    # @jit registers nothing
 
 
+def test_functions_registered_on_a_dispatch_graph_run_where_the_graph_is_applied() -> None:
+    """`@_adam_opt.register(...)` on a MultitypeFuncGraph is an overload, not a registry entry
+    that may run on import: an inference script importing the package (SememeWSD's
+    `run_pretrain.py`) does not reach the update inside it — while `@register` still does."""
+    mc = context({
+        "src/adam.py": """
+            from mindspore.ops import composite as C
+            _adam_opt = C.MultitypeFuncGraph("adam_opt")
+            def register(fn):
+                return fn
+            @_adam_opt.register("Function", "Tensor")
+            def _run_opt(opt, gradient):
+                return opt(gradient)
+            @register
+            def _named(opt, gradient):
+                return abs(gradient)
+        """,
+        "run_pretrain.py": """
+            import src.adam
+            print("inference only")
+        """,
+    })
+    e = fid(mc, "run_pretrain.py")
+    assert mc.entries_reaching(*call_at(mc, "src/adam.py", 8)) == []
+    assert mc.entries_reaching(*call_at(mc, "src/adam.py", 11)) == [e]
+    assert "training" not in mc.roles.entry_roles(e)
+
+
+def test_a_modules_own_main_block_trains_only_when_it_is_the_script() -> None:
+    """A layer file with a training self-test under `if __name__ == "__main__":` (hp-vae-gan's
+    spectral_norm.py): a preprocessing script importing it does not train; the file itself does."""
+    mc = context({
+        "layers.py": """
+            import mindspore as ms
+            from mindspore import nn
+            class Norm(nn.Cell):
+                def construct(self, x):
+                    return x
+            if __name__ == "__main__":
+                net = nn.Dense(2, 2)
+                step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
+                for i in range(2):
+                    step(1, 2)
+        """,
+        "preprocess.py": """
+            import numpy as np
+            from layers import Norm
+            np.save("noise.npy", np.zeros(3))
+        """,
+    })
+    assert "training" not in mc.roles.entry_roles(fid(mc, "preprocess.py"))
+    assert "training" in mc.roles.entry_roles(fid(mc, "layers.py"))
+
+
 def test_building_a_train_step_cell_is_not_training_calling_it_is() -> None:
     files = {
         "src/step.py": """
