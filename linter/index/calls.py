@@ -207,13 +207,16 @@ class Calls(ProjectState):
                 if method:
                     for q in self.type_quals(t):
                         add(f"{q}.{method}")
-                    if isinstance(t, Cls) and self._unknown_framework(t):
+                    if (isinstance(t, Cls) and self._unknown_framework(t)) or self._unknown_ext(t):
                         # derived from a library class the tables do not describe (mindspore_gl's
-                        # GNNCell, itself a Cell): its framework methods are unknown, not absent
+                        # GNNCell, itself a Cell), or an instance of one (texar's BERTClassifier):
+                        # its framework methods are unknown, not absent
                         add(f"?.{method}")
             elif isinstance(v, Obj):
                 for q in self.type_quals(v.type):
                     add(f"{q}.__call__")
+                if self._unknown_ext(v.type):
+                    add("?.__call__")
         if not names and call.func[0] == "attr":
             add(f"?.{call.func[2]}")
         elif not names and call.func[0] == "name":
@@ -222,6 +225,11 @@ class Calls(ProjectState):
         if self._partial == partial:
             self._names[key] = result
         return result
+
+    def _unknown_ext(self, t: Any) -> bool:
+        """An instance of a library class the API tables do not describe, from a library they do
+        not cover (``texar.torch.modules.BERTClassifier``): what its methods are is unknown."""
+        return isinstance(t, Ext) and self.apis.get(t.qual) is None and not self.apis.framework_of(t.qual)
 
     def _unknown_framework(self, c: Cls) -> bool:
         """Project class ``c`` derives from library classes, none of which the API tables know."""

@@ -289,14 +289,14 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
             continue
         if a is None:
             return False
-        found = _mentioned(mc, site.fi, site.call.scope, a.value, rx, strict)
-        if found is None:
+        mention = _mentioned(mc, site.fi, site.call.scope, a.value, rx, strict)
+        if mention is None:
             return False
-        mentioned, where = found
-        site.data.setdefault(f"{pred.arg}.mentions", mentioned)
-        for pfi, line in where:
-            if (pfi, line) != (site.fi, site.call.line):
-                site.places.append((pfi, line, f"`{mentioned}`: the value comes from here"))
+        word, where = mention
+        site.data.setdefault(f"{pred.arg}.mentions", word)
+        for pfi, pline in where:
+            if (pfi, pline) != (site.fi, site.call.line):
+                site.places.append((pfi, pline, f"`{word}`: the value comes from here"))
     if pred.edited_by is not None:
         if a is None or not _edited(mc, site, a.value, pred.edited_by):
             return False

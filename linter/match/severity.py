@@ -41,12 +41,22 @@ def adjust(rule: CompiledRule, mc: MatchContext, lang: str, fi: int,
             if site is not None and _layers_match(mc, rule.framework, site, *adj["layers"]):
                 return adj["severity"], adj["note"].get(lang) or adj["note"]["en"]
         elif adj["when"] == "network-without-dropout-or-batchnorm":
-            has = _network_has(mc, rule.framework, list(network), set())
+            values = list(network)
+            has = _network_has(mc, rule.framework, values, set())
+            if has is None and _external_network(mc, values):
+                continue   # its layers are in a library the tables do not describe: unknown
             if has is None:
                 has = _modules_have(mc, rule.framework, fi, cid)
             if not has:
                 return adj["severity"], adj["note"].get(lang) or adj["note"]["en"]
     return None, ""
+
+
+def _external_network(mc: MatchContext, values: List[Any]) -> bool:
+    """A network object of a library class the API tables do not describe (texar's
+    ``BERTClassifier``): the script's own modules say nothing about its layers."""
+    return any(isinstance(v, Obj) and isinstance(v.type, Ext) and mc.p.apis.get(v.type.qual) is None
+               and not mc.p.apis.framework_of(v.type.qual) for v in values)
 
 
 def _layers_match(mc: MatchContext, framework: str, site: Any, arg: str, has: GlobSet, lacks: GlobSet) -> bool:

@@ -199,3 +199,21 @@ def test_a_root_that_is_a_package_resolves_its_own_absolute_imports() -> None:
     other = [os.path.join(plain, "train.py"), os.path.join(plain, "models.py")]
     mm = ModuleMap(other, {f: plain for f in other})
     assert mm.resolve(other[0], "scripts.models", 0, never) is None
+
+
+def test_methods_of_an_unknown_librarys_objects_answer_to_untyped_names() -> None:
+    """An instance of a class from a library the tables do not cover (texar) may be a module:
+    its methods answer to `?.method` as an untyped receiver's do; a known torch class's do not."""
+    p = project({"train.py": """
+        import torch
+        import texar.torch as tx
+        model = tx.modules.BERTClassifier(hparams={})
+        model.eval()
+        model(1)
+        lin = torch.nn.Linear(2, 2)
+        lin.eval()
+    """})
+    assert "?.eval" in names_of(p, "train.py", "model.eval")
+    assert "?.__call__" in names_of(p, "train.py", "model")
+    lin = names_of(p, "train.py", "lin.eval")
+    assert "torch.nn.Module.eval" in lin and "?.eval" not in lin
