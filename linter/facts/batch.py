@@ -7,11 +7,12 @@ are spread over ``jobs`` worker processes (forked where the platform allows, so 
 imports are not repeated). A worker sends back the pickled entry, which is also what the cache
 stores, so each file is pickled once.
 
-The extractor allocates no reference cycles (see ``facts/extract.py``), so the cyclic garbage
-collector is switched off while parsing — it would otherwise rescan the growing set of kept
-facts again and again (a third of the parse time on a large tree) — and the kept facts are
-frozen afterwards so the matching stage's collections skip them (not when the tree is checked
-project by project: each project's facts are freed when it is done).
+The extractor allocates no reference cycles (see ``facts/extract.py`` and
+``facts/expressions.py``), so the cyclic garbage collector is switched off while parsing — it
+would otherwise rescan the growing set of kept facts again and again (a third of the parse time
+on a large tree) — and the kept facts are frozen afterwards so the matching stage's collections
+skip them (not when the tree is checked project by project: each project's facts are freed when
+it is done).
 """
 from __future__ import annotations
 

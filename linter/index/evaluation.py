@@ -28,7 +28,7 @@ class Evaluation(ProjectState):
         tag = e[0]
         if tag == "const":
             return frozenset((const(e[1]),))
-        key = (fi, scope, id(e))   # expressions are shared within a file (facts/extract.py)
+        key = (fi, scope, id(e))   # expressions are shared within a file (facts/expressions.py)
         hit = self._values.get(key)
         if hit is not None:
             return hit

@@ -76,7 +76,7 @@ class TaintFlow:
         tag = e[0]
         if tag in ("const", "lambda", "other"):
             return _CLEAN
-        key = (fi, scope, id(e))   # expressions are shared within a file (facts/extract.py)
+        key = (fi, scope, id(e))   # expressions are shared within a file (facts/expressions.py)
         hit = self._memo.get(key)
         if hit is not None:
             return hit
