@@ -254,7 +254,9 @@ class Evaluation(ProjectState):
             return frozenset((Ext(self.apis.canonical(f"{imp.module}.{imp.name}")),))
         if target < 0:
             return _UNK
-        vals = self.global_values(target, imp.name)
+        # `from . import models` in a package's own __init__.py: the name is the submodule (asking
+        # the package's globals would ask this very import again)
+        vals = self.global_values(target, imp.name) if target != fi else frozenset()
         if vals:
             return vals
         subpath = self.modmap.submodule(self.abspaths[target], imp.name, self._exists)

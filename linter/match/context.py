@@ -108,6 +108,7 @@ class MatchContext:
         self._all_candidates: Dict[int, List[Call]] = t("match.all_candidates")
         self._made_by: Dict[Tuple[str, ...], bool] = t("match.made_by")
         self._renamed: Dict[int, Dict[str, Tuple[str, ...]]] = t("match.renamed")
+        self._aliased: Dict[int, Dict[str, List[int]]] = t("match.aliased")
         self._built: Dict[str, Any] = t("match.built")
         """Indexes built once: ``by_name`` (:meth:`index_names`), ``joins`` (:meth:`joined_at`)."""
         self.assume: Dict[str, Any] = {}
@@ -181,8 +182,30 @@ class MatchContext:
             ids: Set[int] = set()
             for k in keys:
                 ids.update(facts.callee_index[k])
+            if pattern.names is not None:
+                aliased = self._aliased_calls(fi)
+                for name in pattern.names.keys_in(aliased) if aliased else ():
+                    ids.update(aliased[name])
             for cid in sorted(ids):
                 yield fi, cid
+
+    def _aliased_calls(self, fi: int) -> Dict[str, List[int]]:
+        """Last segment of a resolved name → calls of a local variable holding a class or function (`loader =
+        DataLoader if image_weights else InfiniteDataLoader; loader(dataset, ...)`): the callee
+        index holds them under the variable's name, which no pattern names."""
+        hit = self._aliased.get(fi)
+        if hit is None:
+            hit = {}
+            facts = self.p.files[fi]
+            for cid, c in enumerate(facts.calls):
+                if c.func[0] == "name" and c.func[2]:
+                    for name in self.p.call_names(fi, cid):
+                        if not name.startswith("?.") and not name.endswith(".__call__"):
+                            last = name.rsplit(".", 1)[-1]   # keyed as the callee index is: last segment
+                            if cid not in hit.get(last, ()):
+                                hit.setdefault(last, []).append(cid)
+            self._aliased[fi] = hit
+        return hit
 
     def index_names(self) -> None:
         """Index every call by the names it answers to (:meth:`Project.call_names`, resolving

@@ -113,7 +113,7 @@ def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: 
         for k in p.project_mro(o.type):
             facts = p.files[k.file]
             cls = facts.classes[k.index]
-            scopes = set(cls.methods.values()) | {cls.body}
+            scopes = _with_nested(facts, set(cls.methods.values()) | {cls.body})
             for cid, c in enumerate(facts.calls):
                 if c.scope not in scopes:
                     continue
@@ -140,6 +140,19 @@ def _object_has(mc: MatchContext, globs: GlobSet, framework: str, o: Obj, seen: 
                         return True
                     unknown = unknown or r is None
     return None if unknown else False
+
+
+def _with_nested(facts: Any, scopes: Set[int]) -> Set[int]:
+    """``scopes`` and the functions defined inside them (a ``downsample()`` helper nested in
+    ``__init__`` that builds the BatchNorm layers)."""
+    out = set(scopes)
+    for index, f in enumerate(facts.funcs):
+        p = f.parent
+        while p > 0 and p not in out:
+            p = facts.funcs[p].parent
+        if p in out and p > 0:
+            out.add(index)
+    return out
 
 
 def _built_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:

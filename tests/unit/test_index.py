@@ -217,3 +217,17 @@ def test_methods_of_an_unknown_librarys_objects_answer_to_untyped_names() -> Non
     assert "?.__call__" in names_of(p, "train.py", "model")
     lin = names_of(p, "train.py", "lin.eval")
     assert "torch.nn.Module.eval" in lin and "?.eval" not in lin
+
+
+def test_a_package_importing_its_own_submodule_resolves_it() -> None:
+    """`from . import models` in `torchfcn/__init__.py`: `torchfcn.models.FCN32s` is the project
+    class (asking the package's globals for `models` asked this very import again: unknown)."""
+    p = project({
+        "torchfcn/__init__.py": "from . import models\nfrom .trainer import Trainer\n",
+        "torchfcn/models/__init__.py": "from .fcn32s import FCN32s\n",
+        "torchfcn/models/fcn32s.py": "import torch.nn as nn\nclass FCN32s(nn.Module):\n    pass\n",
+        "torchfcn/trainer.py": "class Trainer:\n    pass\n",
+        "train.py": "import torchfcn\nmodel = torchfcn.models.FCN32s()\ntrainer = torchfcn.Trainer()\n",
+    })
+    assert names_of(p, "train.py", "torchfcn.models.FCN32s") == ("torchfcn.models.fcn32s.FCN32s",)
+    assert names_of(p, "train.py", "torchfcn.Trainer") == ("torchfcn.trainer.Trainer",)

@@ -78,6 +78,9 @@ class _Frame:
     own_keys: Set[Key] = field(default_factory=set)
     loop_sink: bool = False
     loop_depth: int = 0
+    saved_modes: Dict[str, Tuple[FrozenSet[Key], State]] = field(default_factory=dict)
+    """``was = model.training``: the object read and the state at that point (restored by
+    ``if was: model.train()``)."""
 
 
 class StateFlow(Objects):
@@ -282,6 +285,8 @@ class StateFlow(Objects):
             return S
         if tag in ("expr", "assign", "return", "raise", "import", "break", "continue"):
             S = self._header(fr, st, S)
+            if tag == "assign" and self.objects:
+                self._save_mode(fr, st, S)
             if tag == "return":
                 fr.exits.append(S)
                 return frozenset()
@@ -290,7 +295,8 @@ class StateFlow(Objects):
             return S
         if tag == "if":
             S = self._header(fr, st, S)
-            return self._join_branches(fr, S, [st[3], st[4]])
+            out = self._join_branches(fr, S, [st[3], st[4]])
+            return self._restore_mode(fr, st, out) if fr.saved_modes else out
         if tag in ("for", "while"):
             S = self._header(fr, st, S)
             body = st[4] if tag == "for" else st[3]
@@ -334,6 +340,36 @@ class StateFlow(Objects):
             S = self._header(fr, st, S)
             return self._join_branches(fr, S, list(st[3]) + [[]])   # [] : no branch taken
         return S
+
+    def _save_mode(self, fr: _Frame, st: Stmt, S: State) -> None:
+        """``was_training = self.model.training``: remember the object's entries here."""
+        facts = self.p.files[fr.fi]
+        for aid in st[2]:
+            a = facts.assigns[aid]
+            if a.target[0] == "name" and a.value[0] == "attr" and a.value[2] == "training":
+                keys = self._keys(fr.fi, fr.scope, a.value[1])
+                if keys and ANY not in keys:
+                    fr.saved_modes[a.target[1]] = (keys, S)
+
+    def _restore_mode(self, fr: _Frame, st: Stmt, S: State) -> State:
+        """``if was_training: self.model.train()`` after evaluating: the idiom puts the object back
+        in the mode it had when ``was_training`` was read — when it was training it trains again,
+        when it was not it never left evaluation — so its entries are the saved ones (pytorch-fcn's
+        fix of its mid-epoch validation)."""
+        test = st[2]
+        if test[0] != "name" or test[1] not in fr.saved_modes or st[4]:
+            return S
+        keys, saved = fr.saved_modes[test[1]]
+        facts = self.p.files[fr.fi]
+        restore = next((cid for cid in self.p.calls_in_stmt(fr.fi, st[3][0], fr.scope)
+                        if facts.calls[cid].func[0] == "attr" and facts.calls[cid].func[2] == "train"
+                        and not facts.calls[cid].args
+                        and self._keys(fr.fi, fr.scope, facts.calls[cid].func[1]) == keys), None) \
+            if len(st[3]) == 1 else None
+        if restore is None:
+            return S
+        moved = self._with_children(self._receiver(fr, restore))   # the object and the layers it moves
+        return frozenset(e for e in S if e[0] not in moved) | frozenset(e for e in saved if e[0] in moved)
 
     def _join_branches(self, fr: _Frame, S: State, blocks: List[Sequence[Stmt]]) -> State:
         """The join of exclusive branches. An object built inside one branch (`if
@@ -585,6 +621,23 @@ class StateFlow(Objects):
         if called_at and not info["called_at"]:
             info["called_at"] = called_at
 
+    def _judged_network(self, fi: int, cid: int) -> List[Any]:
+        """The network whose layers decide whether the mode matters: what the step calls, or — for
+        a function made by ``value_and_grad(fn, None, weights)`` — the networks that own the
+        differentiated parameters (a GAN's discriminator step: the discriminator's layers, not the
+        generator's BatchNorm elsewhere in the script)."""
+        call = self.p.files[fi].calls[cid]
+        origins, _complete = self.mc.origin_calls(fi, call.scope, call.func)
+        owners: List[Any] = []
+        for ofi, ocid in origins:
+            if any(n.endswith(("value_and_grad", ".grad")) for n in self.p.call_names(ofi, ocid)):
+                keys = self._trained_networks(ofi, ocid)
+                if not keys or any(k[0] != "o" for k in keys):
+                    return list(self.p.callee_values(fi, cid))
+                for k in sorted(keys):
+                    owners += [v for v in self.p.call_values(k[1], k[2]) if isinstance(v, Obj) and v.origin == (k[1], k[2])]
+        return owners or list(self.p.callee_values(fi, cid))
+
     def _finding(self, fi: int, cid: int, info: Dict[str, Any]) -> Finding:
         call = self.p.files[fi].calls[cid]
         data = {"state": info["state"], "callee": call.dotted or "call"}
@@ -603,6 +656,6 @@ class StateFlow(Objects):
         if via is not None:
             data["helper"] = self.p.project_qual(via)
 
-        severity, note = adjust(self.rule, self.mc, self.lang, fi, self.p.callee_values(fi, cid), cid=cid)
+        severity, note = adjust(self.rule, self.mc, self.lang, fi, self._judged_network(fi, cid), cid=cid)
         return make_finding(self.rule, self.p.files[fi].path, (call.line, call.column, call.end_line, call.end_column),
                             data, self.lang, severity=severity, note=note)
