@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Opt
 from linter.compiler.build import CallPattern, CallPred
 from linter.core.globs import GlobSet
 from linter.core.versions import parse_version
-from linter.facts.ir import child_blocks, walk
+from linter.facts.ir import child_blocks, iter_returns, walk
 from linter.facts.model import ArgFact, CallFact, Expr, Stmt
 from linter.index.apis import NO_DEFAULT
 from linter.index.apis import Param as ApiParam
@@ -525,6 +525,8 @@ class MatchContext:
         if tag == "call":
             # a project function's result also comes from the calls it returns
             return [(fi, e[1])], True
+        if tag == "unpack":
+            return self._unpacked_origins(fi, e, depth)
         if tag not in ("name", "attr", "ifexp"):
             return [], False
         # Only these come from the facts, which live as long as this context, so their ids are
@@ -538,6 +540,22 @@ class MatchContext:
 
     def _origin_sources(self, fi: int, scope: int, e: Expr, depth: int) -> Tuple[List[Call], bool]:
         tag = e[0]
+        if tag == "name" and e[2]:
+            facts = self.p.files[fi]
+            # a binding in a branch the shipped values never take gives the name nothing
+            # (`if args.model == "Transformer": output = model(data)` with the default LSTM)
+            live = [aid for aid in e[2] if not self.program.paths.dead(fi, facts.assigns[aid].scope, facts.assigns[aid].stmt)]
+            values = [facts.assigns[aid].value for aid in (live or e[2])]
+            if any(v[0] == "unpack" for v in values):
+                # `output, hidden = model(x)`: the element of what the callee returns
+                found: List[Call] = []
+                whole = True
+                for v in values:
+                    calls, ok = self._unpacked_origins(fi, v, depth + 1) if v[0] == "unpack" \
+                        else self.origin_calls(fi, scope, v, depth + 1)
+                    found += calls
+                    whole = whole and ok
+                return found, whole
         if tag in ("name", "attr"):
             srcs = self.p.defining_exprs(fi, scope, e)
             if not srcs:
@@ -555,6 +573,36 @@ class MatchContext:
         a, ka = self.origin_calls(fi, scope, e[2], depth + 1)   # ifexp
         b, kb = self.origin_calls(fi, scope, e[3], depth + 1)
         return a + b, ka and kb
+
+    def _unpacked_origins(self, fi: int, e: Expr, depth: int) -> Tuple[List[Call], bool]:
+        """``output, hidden = model(x)``: element ``i`` of what the project function or network
+        called returns, when every ``return`` of it is a tuple literal (the decoder's output
+        of an RNN language model's ``forward``)."""
+        src, index = e[1], e[2]
+        if src[0] != "call" or not isinstance(index, int):
+            return [], False
+        targets = [t for t, _bound in self.p.call_targets(fi, src[1])
+                   if self.p.files[t.file].funcs[t.index].name != "__init__"]
+        if not targets:
+            return [], False
+        acc: List[Call] = []
+        complete = True
+        unpackable = 0
+        for t in targets:
+            fact = self.p.files[t.file].funcs[t.index]
+            rets = list(iter_returns(fact.body)) if not fact.is_generator else []
+            if rets and not any(r is not None and r[0] == "seq" for r in rets):
+                # returns no tuple at all: not what this statement unpacks (the other model class a
+                # `--model` switch may build, whose forward returns one tensor)
+                continue
+            unpackable += 1
+            for r in rets:
+                if r is None or r[0] != "seq" or index >= len(r[2]) or r[2][index][0] == "star":
+                    return [], False
+                calls, ok = self.origin_calls(t.file, t.index, r[2][index], depth + 1)
+                acc += calls
+                complete = complete and ok
+        return (acc, complete) if unpackable else ([], False)
 
     def joined_at(self, fi: int, cid: int) -> Optional[Call]:
         """The first call (in file/line order) that joins the object created by call ``cid`` with
