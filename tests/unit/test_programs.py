@@ -1206,3 +1206,31 @@ def test_a_layer_stored_but_never_read_is_not_live() -> None:
     for dynamic in ("[c(x) for c in self.cells()]", "[c(x) for c in self._cells.values()]"):
         files["src/net.py"] = STORED["src/net.py"].replace("return self.bn(x)", f"return {dynamic}")
         assert _api121(files) == [("src/net.py", 6, "error"), ("src/net.py", 7, "error"), ("src/net.py", 8, "error")]
+
+
+def test_a_seed_computed_from_the_rank_points_at_the_caller_that_passes_it() -> None:
+    """WI304 reports `ms.set_seed(seed + rank)` in a seeding helper only when a caller passes a
+    rank (mindcv before its fix), and lists that call as a related place; the same helper called
+    with its default rank 0 everywhere is silent (a parameter is what its callers pass)."""
+    helper = """
+        import mindspore as ms
+        def set_seed(seed=42, rank=0):
+            if rank is None:
+                rank = 0
+            ms.set_seed(seed + rank)
+    """
+    caller = """
+        from mindspore.communication import init, get_rank
+        from utils import set_seed
+        init()
+        rank_id = get_rank()
+        set_seed(1, rank_id)
+    """
+    files = {"utils.py": textwrap.dedent(helper), "train.py": textwrap.dedent(caller)}
+    res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "WI304"))
+    assert [(f.path, f.span.line) for f in res.findings] == [("utils.py", 6)]
+    related = {(path, line) for path, line, _note in res.findings[0].related}
+    assert ("train.py", 6) in related, related
+    files["train.py"] = textwrap.dedent(caller).replace("set_seed(1, rank_id)", "set_seed(1)")
+    res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "WI304"))
+    assert res.findings == []
