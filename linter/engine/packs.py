@@ -43,7 +43,7 @@ def pack_files(dirs: Sequence[str]) -> List[str]:
     return out
 
 
-PACKS_CODE = ("compiler", "schema", "index/apis.py", "program/roles.py")
+PACKS_CODE = ("compiler", "schema", "index/apis.py", "program/role_spec.py")
 """The code compiled rule packs depend on: the compiler, the schema, the API tables and role spec."""
 
 

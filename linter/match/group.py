@@ -2,7 +2,7 @@
 
 Five BatchNorms built with one ``BN_MOMENTUM = 0.1`` are one mistake with one fix: the rule
 matched each call, and each call's argument value came from the same definition (recorded by
-the value tests as ``cause.<arg>``, :data:`linter.match.predicates.CAUSE`). For rules that
+the value tests as ``cause.<arg>``, :data:`linter.match.values.CAUSE`). For rules that
 declare ``report.group_by_cause``, the matches sharing a definition and a value become one
 finding: at the definition when the value itself is what is wrong and the definition is in a
 linted Python file (``at: cause``), otherwise at the first use; every use is a related place,

@@ -7,7 +7,9 @@ package, from the bottom up:
 * :mod:`~linter.program.launchers` — what the shell launchers and READMEs pass to argparse options.
 * :mod:`~linter.program.roles` — entry scripts, import closures, reachability (callers up to the
   entries, instance calls, registries, constructions), program roles from evidence (training,
-  evaluation, ...), the training or evaluation role of data pipelines.
+  evaluation, ...), the training or evaluation role of data pipelines; :class:`~linter.program.roles.Roles`
+  is assembled from parts (``entries``, ``reaching``, ``registries``, ``evidence``, ``pipelines``)
+  over their shared state (``role_state``) and the compiled role spec (``role_spec``).
 * :mod:`~linter.program.paths` — path conditions: the ``if`` tests around a call up to the entry,
   and the branches the shipped values decide.
 * :mod:`~linter.program.reach` — the entries that really run a call.
