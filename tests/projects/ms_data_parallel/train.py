@@ -16,13 +16,13 @@ def main():
     parser.add_argument("--data_path", default="/data/cifar10")
     parser.add_argument("--run_distribute", action="store_true")
     args = parser.parse_args()
-    ms.set_seed(1)
     device_num, rank_id = 1, 0
     if args.run_distribute:
         init()
         device_num, rank_id = get_group_size(), get_rank()
         ms.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True,
                                      device_num=device_num)
+    ms.set_seed(1 + rank_id)  # expect: WI304
     dataset = create_dataset_cifar10(args.data_path, do_train=True)
     imagenet = create_dataset_imagenet(args.data_path, do_train=True, device_num=device_num, rank_id=rank_id)
     net = SmallNet()

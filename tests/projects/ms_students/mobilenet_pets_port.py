@@ -39,7 +39,8 @@ def create_test_tta_dataset(path):
 
 def main():
     ms.set_seed(7)
-    net = nn.SequentialCell([nn.Conv2d(3, 32, 3, stride=2, has_bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+    bn = nn.BatchNorm2d(32, use_batch_statistics=True)  # expect: API206
+    net = nn.SequentialCell([nn.Conv2d(3, 32, 3, stride=2, has_bias=False), bn, nn.ReLU(),
                              nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dense(32, 37)])
     loss = nn.CrossEntropyLoss()
     opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
