@@ -98,11 +98,12 @@ def load(items: Sequence[Tuple[str, bytes]], jobs: int = 1, cache: Optional[Cach
             if todo and not parallel:
                 blobs = _ahead(ahead, todo, tick, done)
             ahead.close()   # answered, or not needed: stop it (and free its CPU) now
+        loaded: Dict[int, Entry] = {}
         if blobs is None and parallel:
-            blobs = _parallel(todo, jobs, tick, done)
+            blobs = _parallel(todo, jobs, tick, done, loaded)
         if blobs is not None:
             for i, blob in blobs.items():
-                entry = results[i] = pickle.loads(blob)
+                entry = results[i] = loaded[i] if i in loaded else pickle.loads(blob)
                 if use_cache and not _has_io_error(entry):
                     cache.put_bytes("facts", cache.facts_ns, keys[i], blob)  # type: ignore[union-attr,arg-type]
         else:
@@ -121,13 +122,19 @@ def _has_io_error(entry: Optional[Entry]) -> bool:
 
 
 def _parallel(todo: List[Tuple[int, str, bytes]], jobs: int, tick: Optional[Callable[[int], None]] = None,
-              done: int = 0) -> Dict[int, bytes]:
+              done: int = 0, loaded: Optional[Dict[int, Entry]] = None) -> Dict[int, bytes]:
+    """The pickled facts of every file, parsed in worker processes; ``loaded`` receives the
+    unpickled entries of each batch as it arrives, while the workers go on parsing the others
+    (unpickling them all at the end made it serial work after the parallel part)."""
     batches = _batches(todo, jobs)
     out: Dict[int, bytes] = {}
     finished = [done]
 
     def arrived(_i: int, _blobs: List[bytes]) -> None:
         finished[0] += len(batches[_i])
+        if loaded is not None:
+            for (i, _, _), blob in zip(batches[_i], _blobs):
+                loaded[i] = pickle.loads(blob)
         if tick is not None:
             tick(finished[0])
 
