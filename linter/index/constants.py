@@ -24,6 +24,9 @@ def _display(path: str) -> str:
 
 
 ARGPARSE_DEFAULT = "argparse default"
+NO_COMMAND_LINE = " (parse_args is given its arguments: the command line is not read)"
+"""Appended to an argparse default's ``via`` when ``parse_args(args=[...])`` (a notebook's
+``parse_args(args=[])``) makes the defaults, and the literal list, all the option can be."""
 """Provenance of a value read from an argparse default: a command-line option may override it."""
 CONFIG_VALUE = "config: "
 """How a value read from a configuration file says so (followed by its key)."""
@@ -239,6 +242,8 @@ class Constants(ProjectState):
                     out += self._global_defs(base.file, e[2])
                 elif isinstance(base, Record):
                     via = f"{ARGPARSE_DEFAULT} of --{e[2]}" if base.kind == "argparse" else ""
+                    if via and self._reads_no_command_line(base):
+                        via += NO_COMMAND_LINE
                     for fname, (rfi, rscope, expr) in base.fields:
                         if fname == e[2]:
                             line = expr[1].items[expr[2]][1] if expr[0] == "config" else self._expr_line(rfi, expr, base)
@@ -253,6 +258,16 @@ class Constants(ProjectState):
                     out.append((fi, scope, None, 0, ""))
             return out
         return []
+
+    def _reads_no_command_line(self, rec: Record) -> bool:
+        """The parse_args call that made ``rec`` is given an empty list (``parse_args(args=[])``,
+        ``parse_args([])``): the command line is not read, the defaults are the values."""
+        if rec.call < 0:
+            return False
+        call = self.files[rec.file].calls[rec.call]
+        given = next((a for a in call.args if a.keyword == "args"), None) or \
+            next((a for a in call.args if a.keyword is None and not a.star), None)
+        return given is not None and given.value[0] == "seq" and not given.value[2]
 
     def _expr_line(self, fi: int, expr: Expr, rec: Record) -> int:
         if expr[0] == "call":

@@ -20,12 +20,12 @@ from __future__ import annotations
 from linter.index.callers import BoundArgs, Callers, bind_args
 from linter.index.calls import Calls
 from linter.index.classes import Classes
-from linter.index.constants import ARGPARSE_DEFAULT, CONFIG_VALUE, Constants
+from linter.index.constants import ARGPARSE_DEFAULT, CONFIG_VALUE, NO_COMMAND_LINE, Constants
 from linter.index.evaluation import Evaluation
 from linter.index.records import Records
 from linter.index.state import _ARITH
 
-__all__ = ["ARGPARSE_DEFAULT", "CONFIG_VALUE", "_ARITH", "BoundArgs", "Project", "bind_args"]
+__all__ = ["ARGPARSE_DEFAULT", "CONFIG_VALUE", "NO_COMMAND_LINE", "_ARITH", "BoundArgs", "Project", "bind_args"]
 """``Project``, and the names other modules take from here (defined in its parts)."""
 
 

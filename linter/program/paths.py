@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List
 from linter.core.memo import Hypothesis
 from linter.facts.ir import sub_exprs, walk
 from linter.facts.model import Expr
-from linter.index.project import ARGPARSE_DEFAULT, CONFIG_VALUE
+from linter.index.project import ARGPARSE_DEFAULT, CONFIG_VALUE, NO_COMMAND_LINE
 from linter.program.launchers import Launchers
 
 if TYPE_CHECKING:
@@ -296,7 +296,7 @@ class PathConditions:
         out = [v.value for v in vals]
         for v in vals:
             if v.via.startswith(ARGPARSE_DEFAULT):
-                passed = self._passed_values(v)
+                passed = [] if v.via.endswith(NO_COMMAND_LINE) else self._passed_values(v)
                 if passed is None:
                     return None   # a command-line option's default: another run may pass anything
                 out += passed

@@ -1234,3 +1234,23 @@ def test_a_seed_computed_from_the_rank_points_at_the_caller_that_passes_it() -> 
     files["train.py"] = textwrap.dedent(caller).replace("set_seed(1, rank_id)", "set_seed(1)")
     res = check_sources(files, builtin_packs(), Options(select=lambda r: r == "WI304"))
     assert res.findings == []
+
+
+def test_parse_args_given_an_empty_list_makes_the_defaults_decide() -> None:
+    """A notebook's `parser.parse_args(args=[])` reads no command line: `--device_num` is its
+    default 1, so the data-parallel branch is dead (the bamboo-font notebook); `parse_args()`
+    with no launcher in sight leaves the option open."""
+    src = """
+        import argparse
+        import mindspore as ms
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--device_num", type=int, default=1)
+        args = parser.parse_args(args=[])
+        if args.device_num > 1:
+            ms.set_auto_parallel_context(parallel_mode="data_parallel")
+    """
+    for text, dead in ((src, True), (src.replace("parse_args(args=[])", "parse_args()"), False)):
+        mc = context({"train.py": text})
+        fi, cid = call_at(mc, "train.py", 8)
+        call = mc.p.files[fi].calls[cid]
+        assert mc.program.paths.dead(fi, call.scope, call.stmt) is dead, text
