@@ -590,8 +590,10 @@ class MatchContext:
         unpackable = 0
         for t in targets:
             fact = self.p.files[t.file].funcs[t.index]
-            rets = list(iter_returns(fact.body)) if not fact.is_generator else []
-            if rets and not any(r is not None and r[0] == "seq" for r in rets):
+            if fact.is_generator:
+                return [], False   # unpacking a generator takes what it yields: not followed
+            rets = list(iter_returns(fact.body))
+            if not any(r is not None and r[0] == "seq" for r in rets):
                 # returns no tuple at all: not what this statement unpacks (the other model class a
                 # `--model` switch may build, whose forward returns one tensor)
                 continue
