@@ -207,7 +207,7 @@ class Calls(ProjectState):
                 if method:
                     for q in self.type_quals(t):
                         add(f"{q}.{method}")
-                    if (isinstance(t, Cls) and self._unknown_framework(t)) or self._unknown_ext(t):
+                    if (isinstance(t, Cls) and self._unknown_framework(t)) or self.unknown_ext(t):
                         # derived from a library class the tables do not describe (mindspore_gl's
                         # GNNCell, itself a Cell), or an instance of one (texar's BERTClassifier):
                         # its framework methods are unknown, not absent
@@ -215,7 +215,7 @@ class Calls(ProjectState):
             elif isinstance(v, Obj):
                 for q in self.type_quals(v.type):
                     add(f"{q}.__call__")
-                if self._unknown_ext(v.type):
+                if self.unknown_ext(v.type):
                     add("?.__call__")
         if not names and call.func[0] == "attr":
             add(f"?.{call.func[2]}")
@@ -226,7 +226,7 @@ class Calls(ProjectState):
             self._names[key] = result
         return result
 
-    def _unknown_ext(self, t: Any) -> bool:
+    def unknown_ext(self, t: Any) -> bool:
         """An instance of a library class the API tables do not describe, from a library they do
         not cover (``texar.torch.modules.BERTClassifier``): what its methods are is unknown."""
         return isinstance(t, Ext) and self.apis.get(t.qual) is None and not self.apis.framework_of(t.qual)

@@ -8,7 +8,7 @@ call returns and :mod:`linter.index.classes` what a class holds.
 from __future__ import annotations
 
 import builtins
-from typing import FrozenSet, Iterable, List, Set
+from typing import FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from linter.facts.ir import iter_returns
 from linter.facts.model import Expr, ImportFact
@@ -165,16 +165,36 @@ class Evaluation(ProjectState):
     def _unpacked_return(self, fi: int, cid: int, index: int) -> FrozenSet[Value]:
         """Element ``index`` of what a project function returns, when every ``return`` of it
         is a tuple/list literal (``net, loss = build()``)."""
+        elements = self.unpacked_elements(fi, cid, index)
+        if elements is None:
+            return _UNK
         acc: Set[Value] = set()
+        for efi, scope, e in elements:
+            acc |= self.values(efi, scope, e)
+        return _cap(acc) if acc else _UNK
+
+    def unpacked_elements(self, fi: int, cid: int, index: int,
+                          only_tuples: bool = False) -> Optional[List[Tuple[int, int, Expr]]]:
+        """(file, function, expression) of element ``index`` in every ``return`` of the project
+        functions call ``cid`` runs (``a, b = build()``); None when one cannot be traced — a
+        generator, a constructor, a return that is not a long enough tuple/list literal.
+        ``only_tuples``: constructors and functions none of whose returns is a tuple literal are
+        left out, as not what the statement unpacks (the other model class a ``--model`` switch
+        builds, whose ``forward`` returns one tensor)."""
+        out: List[Tuple[int, int, Expr]] = []
         for f, _bound in self.call_targets(fi, cid):
             fact = self.files[f.file].funcs[f.index]
+            rets = list(iter_returns(fact.body))
+            if only_tuples and (fact.name == "__init__" or (
+                    not fact.is_generator and not any(r is not None and r[0] == "seq" for r in rets))):
+                continue
             if fact.is_generator or fact.name == "__init__":
-                return _UNK
-            for r in iter_returns(fact.body):
+                return None
+            for r in rets:
                 if r is None or r[0] != "seq" or index >= len(r[2]) or r[2][index][0] == "star":
-                    return _UNK
-                acc |= self.values(f.file, f.index, r[2][index])
-        return _cap(acc) if acc else _UNK
+                    return None
+                out.append((f.file, f.index, r[2][index]))
+        return out
 
     def free_name(self, fi: int, scope: int, name: str) -> FrozenSet[Value]:
         """A name with no reaching local binding: later locals, enclosing scopes, globals."""

@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Opt
 from linter.compiler.build import CallPattern, CallPred
 from linter.core.globs import GlobSet
 from linter.core.versions import parse_version
-from linter.facts.ir import child_blocks, iter_returns, walk
+from linter.facts.ir import child_blocks, walk
 from linter.facts.model import ArgFact, CallFact, Expr, Stmt
 from linter.index.apis import NO_DEFAULT
 from linter.index.apis import Param as ApiParam
@@ -581,30 +581,16 @@ class MatchContext:
         src, index = e[1], e[2]
         if src[0] != "call" or not isinstance(index, int):
             return [], False
-        targets = [t for t, _bound in self.p.call_targets(fi, src[1])
-                   if self.p.files[t.file].funcs[t.index].name != "__init__"]
-        if not targets:
+        elements = self.p.unpacked_elements(fi, src[1], index, only_tuples=True)
+        if not elements:
             return [], False
         acc: List[Call] = []
         complete = True
-        unpackable = 0
-        for t in targets:
-            fact = self.p.files[t.file].funcs[t.index]
-            if fact.is_generator:
-                return [], False   # unpacking a generator takes what it yields: not followed
-            rets = list(iter_returns(fact.body))
-            if not any(r is not None and r[0] == "seq" for r in rets):
-                # returns no tuple at all: not what this statement unpacks (the other model class a
-                # `--model` switch may build, whose forward returns one tensor)
-                continue
-            unpackable += 1
-            for r in rets:
-                if r is None or r[0] != "seq" or index >= len(r[2]) or r[2][index][0] == "star":
-                    return [], False
-                calls, ok = self.origin_calls(t.file, t.index, r[2][index], depth + 1)
-                acc += calls
-                complete = complete and ok
-        return (acc, complete) if unpackable else ([], False)
+        for efi, scope, element in elements:
+            calls, ok = self.origin_calls(efi, scope, element, depth + 1)
+            acc += calls
+            complete = complete and ok
+        return acc, complete
 
     def joined_at(self, fi: int, cid: int) -> Optional[Call]:
         """The first call (in file/line order) that joins the object created by call ``cid`` with

@@ -55,8 +55,7 @@ def adjust(rule: CompiledRule, mc: MatchContext, lang: str, fi: int,
 def _external_network(mc: MatchContext, values: List[Any]) -> bool:
     """A network object of a library class the API tables do not describe (texar's
     ``BERTClassifier``): the script's own modules say nothing about its layers."""
-    return any(isinstance(v, Obj) and isinstance(v.type, Ext) and mc.p.apis.get(v.type.qual) is None
-               and not mc.p.apis.framework_of(v.type.qual) for v in values)
+    return any(isinstance(v, Obj) and mc.p.unknown_ext(v.type) for v in values)
 
 
 def _layers_match(mc: MatchContext, framework: str, site: Any, arg: str, has: GlobSet, lacks: GlobSet) -> bool:

@@ -90,12 +90,18 @@ class Entries(RolesState):
     def call_entries(self, fi: int, cid: int) -> FrozenSet[int]:
         """Entry scripts that run call ``cid`` of file ``fi``: none when it sits in a branch no
         path takes; only the file itself under its ``if __name__ == "__main__":``."""
-        call = self.p.files[fi].calls[cid]
         if self.paths.dead_call(fi, cid):
             return frozenset()
+        return self.entries_running(fi, cid)
+
+    def entries_running(self, fi: int, cid: int, strict: bool = False) -> FrozenSet[int]:
+        """The entries whose code reaches call ``cid``, branches aside: a call under its module's
+        own ``if __name__ == "__main__":`` runs only when that file is the script (a layer file's
+        self-test does not make the scripts importing it train)."""
+        call = self.p.files[fi].calls[cid]
         if call.scope == 0 and self.main_guarded(fi, call.stmt):
             return frozenset((fi,)) if fi in self._entry_set() else frozenset()
-        return self.reaching_entries(fi, call.scope)
+        return frozenset(self.reaching_entries(fi, call.scope, strict=strict))
 
     def main_guarded(self, fi: int, stmt: int) -> bool:
         """Module statement ``stmt`` of file ``fi`` sits under ``if __name__ == "__main__":``

@@ -56,7 +56,7 @@ class Evidence(RolesState):
             out: Dict[int, Dict[str, Tuple[int, int]]] = {}
             for role in sorted(spec.steps):
                 for sfi, cid in self.step_sites(role):
-                    entries = self._step_entries(sfi, cid, strict=True)
+                    entries = self.entries_running(sfi, cid, strict=True)
                     if not entries:
                         continue
                     if role == TRAINING:
@@ -105,18 +105,9 @@ class Evidence(RolesState):
                     fws = {fw}
                     break
             if fws:
-                for e in self._step_entries(sfi, cid):
+                for e in self.entries_running(sfi, cid):
                     out.setdefault(e, set()).update(fws)
         return out
-
-    def _step_entries(self, sfi: int, cid: int, strict: bool = False) -> FrozenSet[int]:
-        """The entries that run step call ``cid``: a step under a module's own
-        ``if __name__ == "__main__":`` (a self-test of a layer file) runs only when that file is
-        the script — importing the module does not make the importer train."""
-        call = self.p.files[sfi].calls[cid]
-        if call.scope == 0 and self.main_guarded(sfi, call.stmt):
-            return frozenset((sfi,)) if sfi in self._entry_set() else frozenset()
-        return frozenset(self.reaching_entries(sfi, call.scope, strict=strict))
 
     def _file_frameworks(self, fi: int) -> Set[str]:
         """Frameworks a file imports directly."""

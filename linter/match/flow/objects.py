@@ -115,8 +115,7 @@ class Objects:
         # a function made by value_and_grad: the networks whose parameters it differentiates
         origins, complete = self.mc.origin_calls(fi, call.scope, call.func)
         for ofi, ocid in origins:
-            names = self.p.call_names(ofi, ocid)
-            if any(n.endswith(("value_and_grad", ".grad")) for n in names):
+            if self._makes_grad(ofi, ocid):
                 trained = self._trained_networks(ofi, ocid)
                 if trained:
                     return self._mode_layers(trained)
@@ -208,14 +207,17 @@ class Objects:
             self._inside_trained = inside(trained)
         return {d for d in layers if (d[1], d[2]) in self._inside_trained}
 
+    def _makes_grad(self, fi: int, cid: int) -> bool:
+        """Call ``cid`` makes a gradient function (``value_and_grad``, ``grad``)."""
+        return any(n.endswith(("value_and_grad", ".grad")) for n in self.p.call_names(fi, cid))
+
     def _grad_of_plain_code(self, fi: int, cid: int) -> bool:
         """``grad(relu)``, ``value_and_grad(forward_fn, (2, 3))`` over functions of tensors and
         parameters: the differentiated project code (and what it calls, two levels down) runs no
         network — every call in it is a known function, never an instance of a class — and no
         ``weights`` are asked for, so no Cell is trained here and its mode cannot matter
         (d2l's plots of an activation's derivative, its linear regression from scratch)."""
-        names = self.p.call_names(fi, cid)
-        if not any(n.endswith(("value_and_grad", ".grad")) for n in names):
+        if not self._makes_grad(fi, cid):
             return False
         call = self.p.files[fi].calls[cid]
         positional = [a for a in call.args if a.keyword is None and not a.star]

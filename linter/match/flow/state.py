@@ -630,7 +630,7 @@ class StateFlow(Objects):
         origins, _complete = self.mc.origin_calls(fi, call.scope, call.func)
         owners: List[Any] = []
         for ofi, ocid in origins:
-            if any(n.endswith(("value_and_grad", ".grad")) for n in self.p.call_names(ofi, ocid)):
+            if self._makes_grad(ofi, ocid):
                 keys = self._trained_networks(ofi, ocid)
                 if not keys or any(k[0] != "o" for k in keys):
                     return list(self.p.callee_values(fi, cid))
