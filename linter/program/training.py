@@ -217,10 +217,8 @@ def _direct_parts_uncached(pm: Program, origin: Origin) -> Set[Origin]:
     exprs = []
     for a in call.args:
         exprs.append(a.value)
-        if a.value[0] == "seq":
-            exprs += list(a.value[2])
-        elif a.value[0] == "comp":
-            exprs.append(a.value[2])   # `nn.CellList([Block(...) for _ in range(n)])`
+        if a.value[0] in ("seq", "comp"):
+            exprs += _elements(a.value)   # `nn.CellList([Block(...) for _ in range(n)])`
         elif a.value[0] == "name":
             exprs += _list_items(pm, fi, call.scope, a.value[1])
     out: Set[Origin] = set()
@@ -243,18 +241,19 @@ def _list_items(pm: Program, fi: int, scope: int, name: str) -> List[Any]:
     facts = pm.p.files[fi]
     items: List[Any] = []
     for a in facts.assigns:
-        if a.scope == scope and a.target[0] == "name" and a.target[1] == name:
-            if a.value[0] == "seq":
-                items += list(a.value[2])
-            elif a.value[0] == "comp":
-                items.append(a.value[2])   # `blocks = [Unit(...) for _ in range(n)]`: the element built
+        if a.scope == scope and a.target[0] == "name" and a.target[1] == name and a.value[0] in ("seq", "comp"):
+            items += _elements(a.value)   # `blocks = [Unit(...) for _ in range(n)]`: the element built
     for c in facts.calls:
         f = c.func
         if c.scope == scope and f[0] == "attr" and f[1][0] == "name" and f[1][1] == name and f[2] in ("append", "extend", "insert"):
             for arg in c.args[-1:]:
-                v = arg.value
-                items += list(v[2]) if v[0] == "seq" else [v[2]] if v[0] == "comp" else [v]
+                items += _elements(arg.value) if arg.value[0] in ("seq", "comp") else [arg.value]
     return items
+
+
+def _elements(e: Any) -> List[Any]:
+    """What a list literal holds, or what a comprehension builds (its element expression)."""
+    return list(e[2]) if e[0] == "seq" else [e[2]]
 
 
 def training_state(pm: Program, vals: Iterable[Value], entries: Iterable[int] = ()) -> Optional[bool]:
