@@ -101,6 +101,7 @@ class CallPred:
     in_class: Optional[GlobSet] = None
     live: Optional[bool] = None
     trained: Optional[bool] = None
+    multi_device_launch: Optional[bool] = None
     maps_code_mentioning: Optional[Regex] = None
     runs: Optional[GlobSet] = None
 
@@ -332,6 +333,7 @@ class _Builder:
                 in_class=self.globs(c["in_class"], p + ["in_class"]) if "in_class" in c else None,
                 live=c.get("live"),
                 trained=c.get("trained"),
+                multi_device_launch=c.get("multi_device_launch"),
                 maps_code_mentioning=self.regex(c["maps_code_mentioning"], p + ["maps_code_mentioning"])
                 if "maps_code_mentioning" in c else None,
                 runs=self.globs(c["runs"], p + ["runs"]) if "runs" in c else None,

@@ -450,6 +450,9 @@ class MatchContext:
     def stored_unused(self, fi: int, cid: int) -> bool:
         return self.program.stored_unused(fi, cid)
 
+    def multi_device_launch(self, fi: int, cid: int) -> Optional[bool]:
+        return self.program.multi_device_launch(fi, cid)
+
     def sites_matching(self, pattern: CallPattern) -> List[Call]:
         """Every call of the project matching ``pattern``, in file/id order (memoised)."""
         sites = self._pattern_sites.get(id(pattern))

@@ -47,6 +47,20 @@ def _option_lines(text: str) -> Tuple[Tuple[str, Optional[str]], ...]:
     return tuple(out)
 
 
+_MULTI_DEVICE = re.compile(
+    r"(?i)\b(?:mpirun|mpiexec|msrun|torchrun|horovodrun|deepspeed|rank_?size|rank_?table\w*|hccl\w*|device_?num"
+    r"|nproc_per_node|world_?size|group_?size|run_?distribute\w*|is_?distributed|distribut\w*[ _-]?(?:train|run|launch|mode)\w*"
+    r"|data_?parallel|multi[- _]?(?:device|card|gpu|npu|node|process)s?"
+    r"|\d+\s*(?:devices|cards|gpus|npus))\b|多卡|分布式|多机|并行训练")
+"""Words by which a launcher, a README or a configuration file shows that its project runs on more than one
+device: the launch commands, the variables they set, and the words READMEs use ("distributed training", not
+the "distributed under the License" of a SECURITY.md). Broad on purpose: any mention
+keeps a data-parallel finding at its severity; only a project silent on all of them counts as single-device."""
+
+_GOVERNANCE = re.compile(r"(?i)(?:security|contributing|release|changelog|code_of_conduct|license|notice)")
+"""Repository governance documents: a template SECURITY.md saying "MindSpore is a distributed training platform"
+says nothing about how this project is launched."""
+
 LAUNCHER_FOLDERS = ("scripts", "script")
 """Where model zoos keep their shell launchers beside the code (the MindSpore zoo: 2,409 shell
 scripts in ``scripts/``, 113 in ``script/``)."""
@@ -63,16 +77,15 @@ class Launchers:
         store = store if store is not None else MemoStore()
         self._near: Dict[str, List[Launch]] = store.table("launchers.near")
         self._passed: Dict[Tuple[Any, ...], Optional[List[Any]]] = store.table("launchers.passed")
+        self._multi: Dict[str, bool] = store.table("launchers.multi_device")
 
     def near(self, module: str) -> List[Launch]:
         here = os.path.dirname(module)
         hit = self._near.get(here)
         if hit is not None:
             return hit
-        folders = [here, os.path.dirname(here), os.path.dirname(os.path.dirname(here))]
-        folders += [os.path.join(d, sub) for d in folders for sub in LAUNCHER_FOLDERS]
         out: List[Launch] = []
-        for d in dict.fromkeys(folders):
+        for d in _folders(here):
             for name in sorted(self.listdir(d)):
                 if not name.endswith((".sh", ".bash", ".md")):
                     continue
@@ -84,6 +97,27 @@ class Launchers:
                                   _option_lines(text)))
         self._near[here] = out
         return out
+
+    def launches_multi_device(self, module: str) -> bool:
+        """Some shell script, README or YAML configuration near ``module`` (the folders :meth:`near`
+        reads) mentions running on several devices (:data:`_MULTI_DEVICE`)."""
+        here = os.path.dirname(module)
+        hit = self._multi.get(here)
+        if hit is None:
+            hit = any(_MULTI_DEVICE.search(f.text) for f in self.near(module) if not _GOVERNANCE.match(f.name))
+            if not hit:
+                for d in _folders(here):
+                    for name in sorted(self.listdir(d)):
+                        if name.endswith((".yaml", ".yml")):
+                            data = self.read(os.path.join(d, name))
+                            if data is not None and len(data) <= MAX_LAUNCHER_BYTES \
+                                    and _MULTI_DEVICE.search(data.decode("utf-8", "replace")):
+                                hit = True
+                                break
+                    if hit:
+                        break
+            self._multi[here] = hit
+        return hit
 
     def starts_python(self, module: str) -> bool:
         """Some shell script near ``module`` starts Python: the project shows how it is run."""
@@ -125,6 +159,13 @@ class Launchers:
                         return None
                     out.append(value)
         return out
+
+
+def _folders(here: str) -> List[str]:
+    """The folders whose launchers speak for a module in ``here``: it, two above, their ``scripts/``."""
+    folders = [here, os.path.dirname(here), os.path.dirname(os.path.dirname(here))]
+    folders += [os.path.join(d, sub) for d in folders for sub in LAUNCHER_FOLDERS]
+    return list(dict.fromkeys(folders))
 
 
 def _logical_lines(text: str) -> Iterator[str]:

@@ -68,6 +68,15 @@ class ProgramModel:
     def stored_unused(self, fi: int, cid: int) -> bool:
         return self.liveness.stored_unused(fi, cid)
 
+    def multi_device_launch(self, fi: int, cid: int) -> Optional[bool]:
+        """Whether something in the project launches a program running call ``cid`` on several
+        devices (:meth:`~linter.program.launchers.Launchers.launches_multi_device` near an entry
+        script reaching it); None when no entry script reaches the call (nothing to ask)."""
+        entries = self.entries_reaching(fi, cid)
+        if not entries:
+            return None
+        return any(self.paths.launchers.launches_multi_device(self.p.abspaths[e]) for e in entries)
+
     def project_of(self, fi: int, cid: int) -> Optional[Set[int]]:
         return self.liveness.project_of(fi, cid)
 
