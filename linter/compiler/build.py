@@ -56,6 +56,7 @@ class ArgPred:
     source_not_re: Optional[Regex] = None
     kinds: Tuple[str, ...] = ()
     from_call: Optional[GlobSet] = None
+    from_gradient: Optional[bool] = None
     made_by: Optional[GlobSet] = None
     made_by_call: Optional["CallPattern"] = None
     is_generator: Optional[bool] = None
@@ -365,6 +366,7 @@ class _Builder:
             source_not_re=self.regex(source["not_regex"], path + ["source", "not_regex"]) if "not_regex" in source else None,
             kinds=(kinds,) if isinstance(kinds, str) else tuple(kinds),
             from_call=self.globs(node["from_call"], path + ["from_call"]) if "from_call" in node else None,
+            from_gradient=node.get("from_gradient"),
             made_by=self.globs(node["made_by"], path + ["made_by"]) if "made_by" in node else None,
             made_by_call=self.call_pattern(node["made_by_call"], path + ["made_by_call"]) if "made_by_call" in node else None,
             is_generator=node.get("is_generator"),

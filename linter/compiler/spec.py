@@ -87,6 +87,7 @@ _ARG_PRED = _obj(
         "name": _NAME_TEST,
         "source": _obj({"regex": {"type": "string", "format": "regex"}, "not_regex": {"type": "string", "format": "regex"}}, desc="Regex on the argument's source text."),
         "kind": _one_or_many({"enum": ["literal", "name", "attribute", "call", "expression", "starred"]}, "Syntactic kind of the argument."),
+        "from_gradient": {"type": "boolean", "description": "True: the argument's value comes (through local assignments) only from calling a gradient function — one made by `value_and_grad`/`grad`, or `GradOperation(...)(net, weights)` — possibly through clipping (`clip_by_global_norm`, `clip_by_value`, `clip_by_norm`): no other code can have changed it on the way (the gradients of a functional step). False: some path ends elsewhere."},
         "from_call": _one_or_many(_GLOB, "The argument's value comes (through local assignments) only from calls matching these qualified names."),
         "made_by": _one_or_many(_GLOB, "The argument's value is an object created or returned by a call matching these names."),
         "made_by_call": dict(_ref("call_pattern"), description="Like `made_by`, with a full call pattern: the argument's value was created by a call that matches it, `where` included (e.g. a loss built with its reduction left at the default)."),

@@ -82,6 +82,9 @@ def _arg_pred(pred: ArgPred, site: CallSite, mc: MatchContext) -> bool:
         if pred.made_by is not None and not any(pred.made_by.any(n) for n in names):
             return False
         site.data.setdefault(pred.arg, a.text)
+    if pred.from_gradient is not None:
+        if a is None or _from_gradient(mc, site.fi, site.call.scope, a.value, 0) != pred.from_gradient:
+            return False
     if pred.made_by_call is not None:
         if a is None:
             return False
@@ -387,3 +390,37 @@ def _code_matches(mc: MatchContext, site: CallSite, a: ArgFact, globs: Any, rx: 
     """Some call in the code behind argument ``a`` answers to ``globs``, or (``rx``) some name,
     attribute or parameter it uses matches (in call arguments, assigned names and values)."""
     return code_matches(mc, site.fi, site.call.scope, a.value, globs, rx)
+
+
+_GRAD_MAKERS = ("value_and_grad", ".grad", "mindspore.ops.GradOperation.__call__")
+_CLIPS = ("mindspore.ops.clip_by_global_norm", "mindspore.ops.clip_by_value", "mindspore.ops.clip_by_norm",
+          "mindspore.nn.ClipByNorm.__call__")
+
+
+def _from_gradient(mc: MatchContext, fi: int, scope: int, e: Any, depth: int) -> bool:
+    """``e`` comes only from calls of gradient functions (``grad_fn = value_and_grad(...)``;
+    ``GradOperation(...)(net, weights)(x)``), possibly clipped on the way."""
+    if depth > 4:
+        return False
+    calls, complete = mc.origin_calls(fi, scope, e)
+    if (not calls or not complete) and e[0] == "name" and e[2]:
+        # `loss, grads = grad_fn(x, y)`: an element of what a gradient function returns
+        values = [mc.p.files[fi].assigns[aid].value for aid in e[2]]
+        if all(v[0] == "unpack" and v[1][0] == "call" for v in values):
+            calls, complete = [(fi, v[1][1]) for v in values], True
+    if not calls or not complete:
+        return False
+    for cfi, ccid in calls:
+        call = mc.p.files[cfi].calls[ccid]
+        names = mc.p.call_names(cfi, ccid)
+        if any(n in _CLIPS for n in names):
+            first = next((x for x in call.args if x.keyword is None and not x.star), None)
+            if first is None or not _from_gradient(mc, cfi, call.scope, first.value, depth + 1):
+                return False
+            continue
+        makers, made = mc.origin_calls(cfi, call.scope, call.func) if call.func[0] != "call" \
+            else ([(cfi, call.func[1])], True)
+        if not (makers and made and all(any(n.endswith(_GRAD_MAKERS) for n in mc.p.call_names(mfi, mcid))
+                                        for mfi, mcid in makers)):
+            return False
+    return True
