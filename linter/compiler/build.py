@@ -546,6 +546,12 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
                 raise b.fail(["severity_if", i, "when"], "`entry_reaches` needs an absence rule of scope `entry`")
             adj["reaches"] = tuple(b.call_pattern(x, ["severity_if", i, "when", "entry_reaches", j])
                                    for j, x in enumerate(adj["when"]["entry_reaches"]))
+        elif isinstance(adj["when"], dict) and "entry_reaches_none" in adj["when"]:
+            if kind != "absent" or spec.scope != "entry":
+                raise b.fail(["severity_if", i, "when"], "`entry_reaches_none` needs an absence rule of scope `entry`")
+            adj["reaches_none"] = tuple(b.call_pattern(x, ["severity_if", i, "when", "entry_reaches_none", j])
+                                        for j, x in enumerate(adj["when"]["entry_reaches_none"]))
+            adj["unknown_rx"] = b.regex(adj["when"]["unknown_may_reach"], ["severity_if", i, "when", "unknown_may_reach"])
         elif isinstance(adj["when"], dict) and "network_layers" in adj["when"]:
             if kind != "call":
                 raise b.fail(["severity_if", i, "when"], "`network_layers` needs a call rule (it looks at an argument of the matched call)")

@@ -376,6 +376,13 @@ _SEVERITY_IF = _obj(
             _obj({"entry_reaches": {"type": "array", "items": _ref("call_pattern"), "minItems": 1}}, ["entry_reaches"],
                  "Absence rules of scope `entry`: the entry script reaches a call matching one of these (something that "
                  "does part of what the requirement does). `{call}` in the note names the first such call."),
+            _obj({"entry_reaches_none": {"type": "array", "items": _ref("call_pattern"), "minItems": 1},
+                  "unknown_may_reach": {"type": "string", "format": "regex",
+                                        "description": "A call trainlint cannot resolve whose name matches this regex may be one "
+                                                       "of them: when the entry reaches such a call, the condition does not hold."}},
+                 ["entry_reaches_none", "unknown_may_reach"],
+                 "Absence rules of scope `entry`: the entry script provably reaches none of these calls (e.g. no data is "
+                 "read: no dataset, loader or file call) and no unresolved call that may be one."),
         ]},
         "severity": {"enum": list(SEVERITIES)},
         "note": _TEXT,

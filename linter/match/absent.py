@@ -55,11 +55,12 @@ def run_absent_rule(rule: CompiledRule, mc: MatchContext, files: Sequence[int], 
     good = set(sites)
     served = _first_served(mc, sites)
     lowered = _partly_met(rule, mc)
+    unmet = _reaches_none(rule, mc)
     out: List[Finding] = []
     linted = set(files)
     for e in mc.roles.entries():
         if e in linted and e not in served:
-            finding = mc.isolated(e, lambda: _entry_finding(rule, mc, spec, role, good, e, lang, lowered), None)
+            finding = mc.isolated(e, lambda: _entry_finding(rule, mc, spec, role, good, e, lang, lowered, unmet), None)
             if finding is not None:
                 out.append(finding)
     return out
@@ -86,6 +87,13 @@ def _partly_met(rule: CompiledRule, mc: MatchContext) -> Lowered:
             for adj in rule.severity_if if "reaches" in adj]
 
 
+def _reaches_none(rule: CompiledRule, mc: MatchContext) -> List[Tuple[Dict[str, Any], Set[int]]]:
+    """For each ``severity_if: {when: {entry_reaches_none: [...]}}``: the entry scripts that run
+    one of the calls (those the condition does not hold for)."""
+    return [(adj, set(_first_served(mc, _satisfied_by(mc, AbsentSpec("entry", adj["reaches_none"]), rule))))
+            for adj in rule.severity_if if "reaches_none" in adj]
+
+
 def _call_text(mc: MatchContext, fi: int, cid: int, name: str = "call") -> str:
     """How a message names a call: `` `np.random.seed(...)` (train.py:12)``."""
     facts = mc.p.files[fi]
@@ -94,7 +102,8 @@ def _call_text(mc: MatchContext, fi: int, cid: int, name: str = "call") -> str:
 
 
 def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role: str,
-                   good: Set[Tuple[int, int]], e: int, lang: str, lowered: Optional[Lowered] = None) -> Optional[Finding]:
+                   good: Set[Tuple[int, int]], e: int, lang: str, lowered: Optional[Lowered] = None,
+                   unmet: Sequence[Tuple[Dict[str, Any], Set[int]]] = ()) -> Optional[Finding]:
     """The finding of one entry script that reaches no satisfying call, if it has the role."""
     if role not in mc.roles.entry_roles(e):
         return None
@@ -117,6 +126,12 @@ def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role:
     if adj is not None:
         severity = adj["severity"]
         note = render(adj["note"].get(lang) or adj["note"]["en"], {"call": _call_text(mc, *first[e])})
+    else:
+        for adj, running in unmet:
+            if e not in running and not _may_reach_unknown(mc, adj["unknown_rx"], e, closure):
+                severity = adj["severity"]
+                note = render(adj["note"].get(lang) or adj["note"]["en"], {"entry": mc.p.files[e].path})
+                break
     return make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang, severity=severity, note=note)
 
 
@@ -138,6 +153,11 @@ def _unresolved(mc: MatchContext, fi: int, cid: int) -> bool:
 def _unverifiable(mc: MatchContext, spec: AbsentSpec, entry: int, closure: AbstractSet[int]) -> bool:
     rx = spec.unknown_may_satisfy
     assert rx is not None
+    return _may_reach_unknown(mc, rx, entry, closure)
+
+
+def _may_reach_unknown(mc: MatchContext, rx: Any, entry: int, closure: AbstractSet[int]) -> bool:
+    """The entry reaches a call trainlint cannot resolve whose name matches ``rx``."""
     for fi in sorted(closure | {entry}):
         facts = mc.p.files[fi]
         for key, ids in facts.callee_index.items():
