@@ -34,6 +34,8 @@ class RoleSpec:
         """Classes whose construction takes the parameters they update (first argument)."""
         self.parameter_methods: FrozenSet[str] = frozenset()
         """Methods/properties that read a network's parameters (``trainable_params``)."""
+        self.standalone_parameters = GlobSet(())
+        """Constructors of a parameter made on its own (``mindspore.Parameter``): it owns itself."""
         for role, spec in (data.get("roles") or {}).items():
             if role == TRAINING:
                 self.updates = GlobSet(spec.get("updates", ()))
@@ -41,6 +43,7 @@ class RoleSpec:
                 self.untyped_updates = GlobSet(spec.get("untyped_updates", ()))
                 self.optimizers = GlobSet(spec.get("optimizers", ()))
                 self.parameter_methods = frozenset(spec.get("parameters", ()))
+                self.standalone_parameters = GlobSet(spec.get("standalone_parameters", ()))
                 self.steps[role] = GlobSet(tuple(spec.get("updates", ())) + tuple(spec.get("gradients", ()))
                                            + tuple(spec.get("untyped_updates", ())) + tuple(spec.get("steps", ())))
             else:

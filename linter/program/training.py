@@ -135,6 +135,8 @@ def _owners(pm: Program, fi: int, scope: int, e: Expr, depth: int, seen: Set[Any
         c = p.files[fi].calls[e[1]]
         if c.func[0] == "attr" and c.func[2] in pm.roles.spec.parameter_methods:
             return _parameter_owners(pm, p.expand_params(p.values(fi, c.scope, c.func[1])), blind)
+        if pm.roles.spec.standalone_parameters.any(p.call_names(fi, e[1])):
+            return {(fi, e[1])}   # `nn.Adam([ms.Parameter(...)])`: the parameter is its own owner
         # filter(...), list(...), itertools.chain(...), a helper's result: what goes in, what it returns
         for a in c.args:
             out |= _owners(pm, fi, c.scope, a.value, depth + 1, seen, blind)

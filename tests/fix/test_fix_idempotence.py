@@ -20,7 +20,8 @@ def test_all_fixes_twice_change_nothing_the_second_time(rule, example) -> None:
     assert first.converged and not first.refusals
     fixed = {**files, **first.fixed}
     for path, text in fixed.items():
-        assert compiles(text, path) is None
+        if path.endswith(".py"):   # launchers and READMEs beside the code are not Python
+            assert compiles(text, path) is None
     second = fix_sources(fixed, _PACKS, _PACKS.rules, unsafe=True)
     assert second.fixed == {}, f"a second --fix changed {sorted(second.fixed)}"
 

@@ -62,6 +62,7 @@ BAD_FINDING_UNUSED = re.compile(r"^bad\.py:9:\d+: API101 \[api\.01\] info: ", re
 
 # A training script whose seed is set by a helper in another project file.
 TRAIN = '''\
+import mindspore.dataset as ds
 from mindspore import nn
 from mindspore.train import Model
 
@@ -72,7 +73,7 @@ def main():
     seed_all(42)
     net = nn.Dense(4, 2)
     model = Model(net, nn.MSELoss(), nn.Adam(net.trainable_params()))
-    model.train(1, None)
+    model.train(1, ds.MnistDataset("data"))
 
 
 if __name__ == "__main__":

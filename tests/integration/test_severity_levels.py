@@ -24,11 +24,12 @@ class OldHead(nn.Cell):
 # A training script of the same project: it builds and trains its own network, seeded.
 TRAIN = """\
 import mindspore as ms
+import mindspore.dataset as ds
 from mindspore import nn
 
 ms.set_seed(1)
 net = nn.Dense(4, 2)
-ms.Model(net, nn.MSELoss(), nn.Adam(net.trainable_params())).train(1, None)
+ms.Model(net, nn.MSELoss(), nn.Adam(net.trainable_params())).train(1, ds.MnistDataset("data"))
 """
 # A model the training script trains, with a real error.
 TRAINED = """\
