@@ -82,6 +82,16 @@ def _optimizers(pm: Program) -> Tuple[Dict[Origin, Origin], List[Origin]]:
 _PARAMETER_LISTS = ("trainable_params", "get_parameters", "parameters")
 
 
+def standalone_only(pm: Program, fi: int, scope: int, e: Expr) -> bool:
+    """Expression ``e`` (an optimizer's or a gradient's parameters) holds only parameters made on
+    their own (``[ms.Parameter(...)]``: an input mask, a style-transfer image), traced completely:
+    what it updates is no network."""
+    blind: List[bool] = []
+    owners = _owners(pm, fi, scope, e, 0, set(), blind)
+    return bool(owners) and not blind and all(
+        pm.roles.spec.standalone_parameters.any(pm.p.call_names(ofi, ocid)) for ofi, ocid in owners)
+
+
 def frozen_objects(pm: Program) -> FrozenSet[Origin]:
     """Objects whose parameters the program freezes — ``for p in net.trainable_params():
     p.requires_grad = False`` (a pretrained backbone): the optimizer handed their parameters

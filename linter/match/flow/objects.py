@@ -16,7 +16,7 @@ from linter.match.flow.lattice import ANY, Key
 from linter.match.flow.sites import CallKey
 from linter.match.predicates import code_scopes
 from linter.match.severity import mode_layer_globs
-from linter.program.training import direct_parts, frozen_objects, parts, trained_objects, updated_by
+from linter.program.training import direct_parts, frozen_objects, parts, standalone_only, trained_objects, updated_by
 
 if TYPE_CHECKING:
     from linter.compiler.build import CompiledRule, FlowSpec
@@ -114,6 +114,9 @@ class Objects:
         call = self.p.files[fi].calls[cid]
         # a function made by value_and_grad: the networks whose parameters it differentiates
         origins, complete = self.mc.origin_calls(fi, call.scope, call.func)
+        if origins and complete and all(self._makes_grad(ofi, ocid) and self._standalone_weights(ofi, ocid)
+                                         for ofi, ocid in origins):
+            return frozenset()   # `value_and_grad(f, None, weights=[mask])`: it trains an input, no network
         for ofi, ocid in origins:
             if self._makes_grad(ofi, ocid):
                 trained = self._trained_networks(ofi, ocid)
@@ -240,6 +243,15 @@ class Objects:
                                        for v in vals):
                     return False
         return True
+
+    def _standalone_weights(self, fi: int, cid: int) -> bool:
+        """The ``weights`` of gradient maker ``cid`` are only parameters made on their own."""
+        call = self.p.files[fi].calls[cid]
+        weights = next((a for a in call.args if a.keyword == "weights"), None)
+        if weights is None:
+            positional = [a for a in call.args if a.keyword is None]
+            weights = positional[2] if len(positional) > 2 else None
+        return weights is not None and standalone_only(self.mc.program, fi, call.scope, weights.value)
 
     def _trained_networks(self, fi: int, cid: int) -> FrozenSet[Key]:
         """``value_and_grad(fn, None, optimizer.parameters)`` → the network behind the parameters."""
