@@ -546,6 +546,10 @@ def build_rule(doc: YamlDoc, validate: bool = True) -> CompiledRule:
                 raise b.fail(["severity_if", i, "when"], "`entry_reaches` needs an absence rule of scope `entry`")
             adj["reaches"] = tuple(b.call_pattern(x, ["severity_if", i, "when", "entry_reaches", j])
                                    for j, x in enumerate(adj["when"]["entry_reaches"]))
+        elif isinstance(adj["when"], dict) and "entry_path" in adj["when"]:
+            if kind != "absent" or spec.scope != "entry":
+                raise b.fail(["severity_if", i, "when"], "`entry_path` needs an absence rule of scope `entry`")
+            adj["entry_path"] = b.regex(adj["when"]["entry_path"], ["severity_if", i, "when", "entry_path"])
         elif isinstance(adj["when"], dict) and "entry_reaches_none" in adj["when"]:
             if kind != "absent" or spec.scope != "entry":
                 raise b.fail(["severity_if", i, "when"], "`entry_reaches_none` needs an absence rule of scope `entry`")

@@ -376,6 +376,10 @@ _SEVERITY_IF = _obj(
             _obj({"entry_reaches": {"type": "array", "items": _ref("call_pattern"), "minItems": 1}}, ["entry_reaches"],
                  "Absence rules of scope `entry`: the entry script reaches a call matching one of these (something that "
                  "does part of what the requirement does). `{call}` in the note names the first such call."),
+            _obj({"entry_path": {"type": "string", "format": "regex",
+                                 "description": "Regex searched in the entry script's path (relative to the checked root, `/` separators)."}},
+                 ["entry_path"],
+                 "Absence rules of scope `entry`: the entry script's path matches (a test, example or documentation script)."),
             _obj({"entry_reaches_none": {"type": "array", "items": _ref("call_pattern"), "minItems": 1},
                   "unknown_may_reach": {"type": "string", "format": "regex",
                                         "description": "A call trainlint cannot resolve whose name matches this regex may be one "
