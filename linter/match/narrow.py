@@ -26,14 +26,16 @@ _INSIDE = ("binop", "unary", "ifexp", "compare", "boolop", "seq")
 
 
 def narrowed(mc: "MatchContext", fi: int, scope: int, stmt: int, e: Expr,
-             vals: List[Valued], complete: bool) -> Tuple[List[Valued], bool]:
-    """``vals`` (the values of ``e``, an argument of a call at statement ``stmt``) restricted to
-    the branch the statement is in; unchanged when no enclosing test is about ``e``."""
+             vals: List[Valued], complete: bool, cid: int = -1) -> Tuple[List[Valued], bool]:
+    """``vals`` (the values of ``e``, an argument of call ``cid`` at statement ``stmt``) restricted
+    to the branch the statement is in, and to the branch of a conditional expression the call
+    is in (``nn.Dropout(rate) if rate > 0 else None``); unchanged when no test is about ``e``."""
     if e[0] == "const" or not vals:
         return vals, complete
     p = mc.p
     pins: List[Tuple[List[Expr], List[Valued]]] = []
-    for test, positive in mc.roles.guards(fi, scope).get(stmt, ()):
+    tests = list(mc.roles.guards(fi, scope).get(stmt, ())) + (_ifexp_tests(mc, fi, scope, stmt, cid) if cid >= 0 else [])
+    for test, positive in tests:
         atom = _atom(mc, fi, scope, test)
         if atom is None:
             continue
@@ -65,6 +67,42 @@ def narrowed(mc: "MatchContext", fi: int, scope: int, stmt: int, e: Expr,
         out += got
         known = known and k
     return out, known and complete
+
+
+def _ifexp_tests(mc: "MatchContext", fi: int, scope: int, stmt: int, cid: int) -> List[Tuple[Expr, bool]]:
+    """The tests of the conditional expressions around call ``cid`` in its statement's
+    assignments: (test, True) in the ``then`` part, (test, False) in the ``else`` part."""
+    out: List[Tuple[Expr, bool]] = []
+    target = ("call", cid)
+
+    def walk(x: Expr, depth: int) -> None:
+        if not isinstance(x, tuple) or not x or depth > 20:
+            return
+        if x[0] == "ifexp":
+            if _contains(x[2], target, 0):
+                out.append((x[1], True))
+            elif _contains(x[3], target, 0):
+                out.append((x[1], False))
+        for part in x[1:]:
+            if isinstance(part, tuple):
+                if part and isinstance(part[0], str):
+                    walk(part, depth + 1)
+                else:
+                    for y in part:
+                        walk(y, depth + 1)
+
+    for a in mc.p.files[fi].assigns:
+        if a.scope == scope and a.stmt == stmt:
+            walk(a.value, 0)
+    return out
+
+
+def _contains(x: object, target: Expr, depth: int) -> bool:
+    if isinstance(x, tuple) and len(x) >= 2 and x[0] == "call" and x[1] == target[1]:
+        return True
+    if not isinstance(x, tuple) or depth > 20:
+        return False
+    return any(_contains(y, target, depth + 1) for y in x if isinstance(y, tuple))
 
 
 def _atom(mc: "MatchContext", fi: int, scope: int, test: Expr, depth: int = 0) -> Optional[Tuple[Expr, str, object]]:

@@ -78,7 +78,7 @@ def arg_values(site: CallSite, mc: MatchContext, a: Optional[ArgFact], name: str
         # argument's value, not for the other questions asked while matching
         with p.under(p.hypothesis.with_assume(mc.assume)):
             vals, complete = p.constants(site.fi, site.call.scope, a.value)
-            return narrowed(mc, site.fi, site.call.scope, site.call.stmt, a.value, vals, complete)
+            return narrowed(mc, site.fi, site.call.scope, site.call.stmt, a.value, vals, complete, site.cid)
     if not default_applies or site.bound.uncertain:
         return [], False
     d = site.default(name)
