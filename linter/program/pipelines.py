@@ -20,6 +20,10 @@ if TYPE_CHECKING:   # annotations only
     from linter.index.project import Project
 
 
+_SPLIT_ONLY = frozenset({"usage", "split", "subset", "set_name", "data_split"})
+"""Flags that name which part of the data a dataset reads, not what the pipeline is for."""
+
+
 class Pipelines(RolesState):
     """The roles a data pipeline serves, the branches around statements, and unread values."""
 
@@ -68,6 +72,13 @@ class Pipelines(RolesState):
         # 1. flags passed to this call, or to the calls that build its arguments
         flagged = self._flag_role_of_call(fi, cid)
         if flagged:
+            if flagged[0] == TRAINING and flagged[1].split("=", 1)[0] in _SPLIT_ONLY:
+                # `usage="train"` names the data, not the use: `dataset_show = Cifar10Dataset(usage="train")`
+                # feeding a plot or `dataset_predict` feeding model.predict is no training pipeline
+                for name in self.assigned_names(fi, call.stmt):
+                    if self.word_role(name) == EVALUATION or self.spec.display_words.search(name.lower()):
+                        return {EVALUATION: f"assigned to '{name}' at {facts.path}:{facts.stmts[call.stmt][0]} "
+                                            f"(built from the training split: {flagged[1]})"}
             return {flagged[0]: f"{flagged[1]} at {here}"}
         for a in call.args:
             for inner in _arg_calls(p, fi, call.scope, a.value):

@@ -53,6 +53,7 @@ class RoleSpec:
         words = data.get("words") or {}
         self.train_words = Regex(words.get("training", r"(^|_)train(_|$)"), re.I)
         self.eval_words = Regex(words.get("evaluation", r"(^|_)(eval|val|test)(_|$)"), re.I)
+        self.display_words = Regex(words.get("display", r"(^|_)(show|plot|vis)(_|$)"), re.I)
         flags = data.get("flags") or {}
         self.train_flags = frozenset(flags.get("training_bool", ()))
         self.eval_flags = frozenset(flags.get("evaluation_bool", ()))
