@@ -155,12 +155,14 @@ def _with_nested(facts: Any, scopes: Set[int]) -> Set[int]:
 
 
 def _built_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
-    """:func:`_is_mode_layer`, in a branch some path takes: DBPN's `if self.norm == "batch":
-    self.bn = nn.BatchNorm2d(...)` with every constructor call leaving `norm=None` builds none."""
+    """:func:`_is_mode_layer`, in a branch some path takes (DBPN's `if self.norm == "batch":
+    self.bn = nn.BatchNorm2d(...)` with every constructor call leaving `norm=None` builds none),
+    and used: stored somewhere the project reads."""
     if not _is_mode_layer(mc, globs, fi, cid):
         return False
     call = mc.p.files[fi].calls[cid]
-    return not mc.program.paths.dead(fi, call.scope, call.stmt)
+    # a layer stored as `self.drop` that nothing in the project reads (depthnet's CoarseNet) runs in neither mode
+    return not mc.program.paths.dead(fi, call.scope, call.stmt) and not mc.stored_unused(fi, cid)
 
 
 def _is_mode_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
