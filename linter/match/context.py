@@ -543,6 +543,7 @@ class MatchContext:
 
     def _origin_sources(self, fi: int, scope: int, e: Expr, depth: int) -> Tuple[List[Call], bool]:
         tag = e[0]
+        live: List[int] = []
         if tag == "name" and e[2]:
             facts = self.p.files[fi]
             # a binding in a branch the shipped values never take gives the name nothing
@@ -560,7 +561,12 @@ class MatchContext:
                     whole = whole and ok
                 return found, whole
         if tag in ("name", "attr"):
-            srcs = self.p.defining_exprs(fi, scope, e)
+            if tag == "name" and e[2] and live and len(live) < len(e[2]):
+                # only the bindings some path takes (`if loss_fn is None: loss_fn = Default()` where
+                # every caller passes a loss); a fresh name expression is not a memo key here
+                srcs = self.p.defining_exprs(fi, scope, ("name", e[1], tuple(live)))
+            else:
+                srcs = self.p.defining_exprs(fi, scope, e)
             if not srcs:
                 return [], False
             acc: List[Call] = []

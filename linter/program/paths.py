@@ -16,6 +16,10 @@ tests on one flag in different functions agree. Atoms about local variables left
 are compared within one function only; atoms about module-level names across functions. Anything
 unknown (a call reached by no chain, too many chains) counts as compatible: the question is
 asked to silence findings, never to make them.
+
+A branch is dead when the shipped values decide its test the other way: constants, configuration,
+what launchers pass to options, and ``param is None`` when every call site in the project passes
+that parameter an object (a library's default loss that every caller replaces).
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from linter.core.memo import Hypothesis
 from linter.facts.ir import sub_exprs, walk
 from linter.facts.model import Expr
 from linter.index.project import ARGPARSE_DEFAULT, CONFIG_VALUE, NO_COMMAND_LINE
+from linter.index.values import Cls, Ext, Func, Obj
 from linter.program.launchers import Launchers
 
 if TYPE_CHECKING:
@@ -248,6 +253,10 @@ class PathConditions:
             if e[1] == "and":
                 return False if False in rs else (True if all(r is True for r in rs) else None)
             return True if True in rs else (False if all(r is False for r in rs) else None)
+        if tag == "compare" and len(e[1]) == 1 and e[1][0] in ("is", "is not") and e[2][1] == ("const", None):
+            passed = self._passed_not_none(fi, scope, e[2][0])
+            if passed:
+                return e[1][0] == "is not"
         if tag == "compare" and len(e[1]) == 1:
             left = self._values(fi, scope, e[2][0], before)
             right = self._values(fi, scope, e[2][1], before)
@@ -268,6 +277,31 @@ class PathConditions:
             return None
         truths = {bool(v) for v in vals}
         return truths.pop() if len(truths) == 1 else None
+
+    def _passed_not_none(self, fi: int, scope: int, e: Expr) -> bool:
+        """``e`` is a parameter of its function (bound nowhere else) that every call site in the
+        project passes explicitly, each with an object, a class or a function that is not None
+        (`if loss_fn is None: loss_fn = default` where every caller passes its own loss): the
+        shipped callers never take the `is None` branch. No call site, or one passing a constant,
+        an unknown value or nothing: undecided."""
+        if e[0] != "name" or len(e[2]) != 1:
+            return False
+        facts = self.p.files[fi]
+        a = facts.assigns[e[2][0]]
+        if a.value[0] != "param" or a.value[1] != scope:
+            return False
+        func = Func(fi, scope)
+        sites = self.p.callers(func)
+        if not sites:
+            return False
+        for cfi, cid, bound in sites:
+            arg = bound.get(a.value[2])
+            if arg is None:
+                return False
+            vals = self.p.values(cfi, self.p.files[cfi].calls[cid].scope, arg.value)
+            if not vals or not all(isinstance(v, (Obj, Cls, Func, Ext)) for v in vals):
+                return False
+        return True
 
     def _members(self, fi: int, scope: int, seq: Expr, before: int) -> Optional[List[Any]]:
         """``("resnet18", "resnet34")`` on the right of ``in``: one tuple of every value its
