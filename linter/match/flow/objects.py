@@ -244,25 +244,26 @@ class Objects:
                     return False
         return True
 
-    def _standalone_weights(self, fi: int, cid: int) -> bool:
-        """The ``weights`` of gradient maker ``cid`` are only parameters made on their own."""
+    def _weights(self, fi: int, cid: int) -> Optional[Expr]:
+        """The ``weights`` argument of gradient maker ``cid`` (keyword, or third positional)."""
         call = self.p.files[fi].calls[cid]
         weights = next((a for a in call.args if a.keyword == "weights"), None)
         if weights is None:
             positional = [a for a in call.args if a.keyword is None]
             weights = positional[2] if len(positional) > 2 else None
-        return weights is not None and standalone_only(self.mc.program, fi, call.scope, weights.value)
+        return None if weights is None else weights.value
+
+    def _standalone_weights(self, fi: int, cid: int) -> bool:
+        """The ``weights`` of gradient maker ``cid`` are only parameters made on their own."""
+        weights = self._weights(fi, cid)
+        return weights is not None and standalone_only(self.mc.program, fi, self.p.files[fi].calls[cid].scope, weights)
 
     def _trained_networks(self, fi: int, cid: int) -> FrozenSet[Key]:
         """``value_and_grad(fn, None, optimizer.parameters)`` → the network behind the parameters."""
-        call = self.p.files[fi].calls[cid]
-        weights = next((a for a in call.args if a.keyword == "weights"), None)
-        if weights is None:
-            positional = [a for a in call.args if a.keyword is None]
-            weights = positional[2] if len(positional) > 2 else None
+        weights = self._weights(fi, cid)
         if weights is None:
             return frozenset()
-        return self._param_owner(fi, call.scope, weights.value, 0)
+        return self._param_owner(fi, self.p.files[fi].calls[cid].scope, weights, 0)
 
     def _param_owner(self, fi: int, scope: int, e: Expr, depth: int) -> FrozenSet[Key]:
         if depth > 6:
