@@ -18,7 +18,7 @@ from linter.facts.model import ArgFact, CallFact, Expr, Stmt
 from linter.index.apis import NO_DEFAULT
 from linter.index.apis import Param as ApiParam
 from linter.index.project import BoundArgs, bind_args
-from linter.index.values import Obj, ordered
+from linter.index.values import Cls, Func, Obj, ordered
 from linter.program.model import ProgramModel
 
 Call = Tuple[int, int]
@@ -285,6 +285,11 @@ class MatchContext:
         if api is not None:
             params = api.signature(parse_version(version) if version else None)
         skip_first = False
+        # a project subclass that defines its own `__init__` takes its own parameters and defaults
+        # (`class Step(nn.TrainOneStepCell): def __init__(self, network, optimizer, sens=1024.0)`)
+        own = [v for v in p.callee_values(fi, cid) if isinstance(v, Cls)]
+        if params is not None and len(own) == 1 and any(isinstance(iv, Func) for iv in p.class_attr(own[0], "__init__", None)):
+            params = None
         if params is None:
             for v in ordered(p.callee_values(fi, cid)):
                 sig, skip = p.signature_of(v)

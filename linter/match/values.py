@@ -82,7 +82,9 @@ def arg_values(site: CallSite, mc: MatchContext, a: Optional[ArgFact], name: str
     if not default_applies or site.bound.uncertain:
         return [], False
     d = site.default(name)
-    if d is NO_DEFAULT or isinstance(d, Expression):
+    if isinstance(d, tuple) and len(d) == 2 and d[0] == "const":
+        d = d[1]   # a project callee's own default (`def __init__(self, ..., sens=1024.0)`), a literal
+    elif d is NO_DEFAULT or isinstance(d, (Expression, tuple)):
         return [], False
     return [Valued(d, p.files[site.fi].path, site.call.line, "default")], True
 

@@ -7,6 +7,7 @@ call builds is ever read.
 """
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
@@ -20,6 +21,9 @@ if TYPE_CHECKING:   # annotations only
     from linter.index.project import Project
 
 
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+"""Where a camelCase name starts a word."""
+
 _SPLIT_ONLY = frozenset({"usage", "split", "subset", "set_name", "data_split"})
 """Flags that name which part of the data a dataset reads, not what the pipeline is for."""
 
@@ -30,8 +34,8 @@ class Pipelines(RolesState):
     # ------------------------------------------------------------------ words
 
     def word_role(self, name: str) -> Optional[str]:
-        """``train_loader`` → training, ``val_ds`` → evaluation, ``loader`` → None."""
-        n = name.lower()
+        """``train_loader`` → training, ``val_ds``/``testLoader`` → evaluation, ``loader`` → None."""
+        n = _CAMEL.sub("_", name).lower()   # `testLoader`, `trainSet`: words split at the capital
         t = bool(self.spec.train_words.search(n))
         e = bool(self.spec.eval_words.search(n))
         if t and not e:
