@@ -244,6 +244,24 @@ def _direct_parts_uncached(pm: Program, origin: Origin) -> Set[Origin]:
                     for aid in ids:
                         asg = p.files[klass.file].assigns[aid]
                         out |= {x.origin for x in _objects(pm, p.expand_params(p.values(klass.file, asg.scope, asg.value)))}
+                out |= _appended_to_self(pm, klass.file, cf)
+    return out
+
+
+def _appended_to_self(pm: Program, fi: int, cf: Any) -> Set[Origin]:
+    """Objects a class's methods add to a list attribute: ``self.blocks = []`` then
+    ``self.blocks.append(nn.SequentialCell(...))`` (SSD-ResNet34's extra blocks)."""
+    p = pm.p
+    methods = set(cf.methods.values())
+    out: Set[Origin] = set()
+    for c in p.files[fi].calls:
+        f = c.func
+        if c.scope in methods and f[0] == "attr" and f[2] in ("append", "extend", "insert") and f[1][0] == "attr" \
+                and f[1][1][0] == "name" and f[1][1][1] == "self" and f[1][2] in cf.attrs:
+            for arg in c.args[-1:]:
+                exprs = _elements(arg.value) if arg.value[0] in ("seq", "comp") else [arg.value]
+                for e in exprs:
+                    out |= {x.origin for x in _objects(pm, p.expand_params(p.values(fi, c.scope, e)))}
     return out
 
 

@@ -248,6 +248,41 @@ def test_layers_built_by_a_comprehension_are_parts_of_the_network() -> None:
     assert training_state(mc.program, [v for v in mc.p.call_values(cfi, cid)], [fi]) is False
 
 
+
+def test_layers_appended_to_a_list_attribute_are_parts_of_the_network() -> None:
+    """`self.blocks = []` then `self.blocks.append(layer)` in a method (SSD-ResNet34's extra blocks):
+    the layer is trained with the network; one appended to a local list nobody keeps is not."""
+    mc = context({
+        "net.py": """
+            from mindspore import nn
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.blocks = []
+                    self.blocks.append(nn.SequentialCell(nn.Conv2d(4, 4, 1), nn.ReLU()))
+                    scratch = []
+                    scratch.append(nn.Conv2d(4, 4, 1))
+                def construct(self, x):
+                    for b in self.blocks:
+                        x = b(x)
+                    return x
+        """,
+        "train.py": """
+            import mindspore as ms
+            from mindspore import nn
+            from net import Net
+            net = Net()
+            opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+            ms.Model(net, nn.MSELoss(), opt).train(1, None)
+        """,
+    })
+    fi = fid(mc, "train.py")
+    nfi = fid(mc, "net.py")
+    convs = [i for i, c in enumerate(mc.p.files[nfi].calls) if mc.p.call_names(nfi, i)[:1] == ("mindspore.nn.Conv2d",)]
+    kept, scratch = convs
+    assert training_state(mc.program, [v for v in mc.p.call_values(nfi, kept) if v.origin == (nfi, kept)], [fi]) is True
+    assert training_state(mc.program, [v for v in mc.p.call_values(nfi, scratch) if v.origin == (nfi, scratch)], [fi]) is not True
+
 RULE = """\
 id: WI299
 name: probe-load
