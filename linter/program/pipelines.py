@@ -105,7 +105,45 @@ class Pipelines(RolesState):
             role = self.word_role(name)
             if role:
                 return {role: f"assigned to '{name}' at {facts.path}:{facts.stmts[call.stmt][0]}"}
+        # 4. the data it reads is named for one role (`NumpySlicesDataset(test_data, ...)` stored as
+        # `self.dataset2` next to the training split)
+        source = next((a for a in call.args if a.keyword is None and not a.star), None)
+        if source is not None:
+            named = self._source_role(fi, call.scope, source.value)
+            if named:
+                return {named[0]: f"built from '{named[1]}' at {here}"}
         return self._scope_context(fi, call.scope, depth)
+
+    def _source_role(self, fi: int, scope: int, e: Expr) -> Optional[Tuple[str, str]]:
+        """(role, name) when the names a dataset's source is built from — the expression and what
+        its local names and attributes are bound to, two steps deep — name one role only."""
+        names: List[str] = []
+        todo: List[Tuple[int, int, Expr, int]] = [(fi, scope, e, 0)]
+        while todo and len(names) < 64:
+            tfi, tscope, x, depth = todo.pop()
+            stack = [x]
+            while stack:
+                node = stack.pop()
+                if not isinstance(node, tuple) or not node or not isinstance(node[0], str):
+                    continue
+                stack.extend(sub_exprs(node))
+                if node[0] == "name":
+                    names.append(node[1])
+                elif node[0] == "attr":
+                    names.append(node[2])
+                elif node[0] == "call":
+                    c = self.p.files[tfi].calls[node[1]]
+                    todo += [(tfi, c.scope, a.value, depth) for a in c.args]
+                if depth < 2 and node[0] in ("name", "attr"):
+                    for dfi, dscope, dexpr, _line, _via in self.p.defining_exprs(tfi, tscope, node)[:8]:
+                        if dexpr is not None:
+                            todo.append((dfi, dscope, dexpr, depth + 1))
+        roles = {(self.word_role(n), n) for n in names}
+        found = {r for r, _ in roles if r is not None}
+        if len(found) != 1:
+            return None
+        role = found.pop()
+        return role, next(n for r, n in sorted(roles, key=str) if r == role)
 
     def _use_role(self, fi: int, scope: int, cid: int) -> Optional[Tuple[str, int]]:
         """(role, first use statement) when call ``cid``'s result is bound to local names and
