@@ -116,7 +116,8 @@ class Pipelines(RolesState):
 
     def _source_role(self, fi: int, scope: int, e: Expr) -> Optional[Tuple[str, str]]:
         """(role, name) when the names a dataset's source is built from — the expression and what
-        its local names and attributes are bound to, two steps deep — name one role only."""
+        its local names and attributes are bound to, two steps deep, not what callers pass to a
+        parameter — name one role only."""
         names: List[str] = []
         todo: List[Tuple[int, int, Expr, int]] = [(fi, scope, e, 0)]
         while todo and len(names) < 64:
@@ -132,8 +133,14 @@ class Pipelines(RolesState):
                 elif node[0] == "attr":
                     names.append(node[2])
                 elif node[0] == "call":
+                    # the data a call transforms is its first positional argument (`encode(test_data)`,
+                    # `ImageDataset(data.query, train_batch)`: not the batch size)
                     c = self.p.files[tfi].calls[node[1]]
-                    todo += [(tfi, c.scope, a.value, depth) for a in c.args]
+                    first = next((a for a in c.args if a.keyword is None and not a.star), None)
+                    if first is not None:
+                        todo.append((tfi, c.scope, first.value, depth))
+                if node[0] == "name" and any(self.p.files[tfi].assigns[aid].value[0] == "param" for aid in node[2]):
+                    continue   # a parameter: each caller passes its own data (`create_dataset(eval_path)` is one of them)
                 if depth < 2 and node[0] in ("name", "attr"):
                     for dfi, dscope, dexpr, _line, _via in self.p.defining_exprs(tfi, tscope, node)[:8]:
                         if dexpr is not None:
