@@ -279,18 +279,26 @@ class PathConditions:
         return truths.pop() if len(truths) == 1 else None
 
     def _passed_not_none(self, fi: int, scope: int, e: Expr) -> bool:
-        """``e`` is a parameter of its function (bound nowhere else) that every call site in the
-        project passes explicitly, each with an object, a class or a function that is not None
-        (`if loss_fn is None: loss_fn = default` where every caller passes its own loss): the
-        shipped callers never take the `is None` branch. No call site, or one passing a constant,
-        an unknown value or nothing: undecided."""
+        """``e`` is a parameter of a function or a constructor (bound nowhere else) that every call
+        site in the project passes explicitly, each with an object, a class or a function that is
+        not None (`if loss_fn is None: loss_fn = default` where every caller passes its own loss):
+        the shipped callers never take the `is None` branch. Undecided for other methods (the
+        framework calls `construct`/`forward` itself), for a function or class also used as a value
+        (a registry, a callback), with no call site, or one passing a constant, an unknown value or
+        nothing."""
         if e[0] != "name" or len(e[2]) != 1:
             return False
         facts = self.p.files[fi]
         a = facts.assigns[e[2][0]]
         if a.value[0] != "param" or a.value[1] != scope:
             return False
+        fact = facts.funcs[scope]
         func = Func(fi, scope)
+        if fact.kind == "method" and fact.name != "__init__":
+            return False   # the framework may run it (`construct`, `forward`, a hook) with the default
+        target = Cls(fi, fact.cls) if fact.kind == "method" else func
+        if fact.kind == "method" and fact.cls < 0 or self.roles.references(target):
+            return False   # stored in a registry or passed on: built or called where no call site shows it
         sites = self.p.callers(func)
         if not sites:
             return False

@@ -1289,3 +1289,52 @@ def test_parse_args_given_an_empty_list_makes_the_defaults_decide() -> None:
         fi, cid = call_at(mc, "train.py", 8)
         call = mc.p.files[fi].calls[cid]
         assert mc.program.paths.dead(fi, call.scope, call.stmt) is dead, text
+
+
+def test_is_none_branches_are_decided_by_constructor_call_sites_only() -> None:
+    """`if loss_fn is None:` in a constructor every caller gives a loss is dead; the same test in
+    `construct` is not (the framework calls it with the default), nor in a class a registry holds."""
+    mc = context({
+        "lib.py": """
+            from mindspore import nn
+            class Defense:
+                def __init__(self, network, loss_fn=None):
+                    if loss_fn is None:
+                        loss_fn = nn.MSELoss()
+                    self.loss_fn = loss_fn
+            class Net(nn.Cell):
+                def construct(self, x, mask=None):
+                    if mask is None:
+                        mask = x
+                    return x * mask
+            class Registered:
+                def __init__(self, loss_fn=None):
+                    if loss_fn is None:
+                        loss_fn = nn.L1Loss()
+                    self.loss_fn = loss_fn
+            REGISTRY = {"registered": Registered}
+        """,
+        "train.py": """
+            from mindspore import nn
+            from lib import Defense, Net, Registered
+            net = Net()
+            d = Defense(net, nn.L1Loss())
+            y = net(1.0, 2.0)
+            r = Registered(nn.MSELoss())
+        """,
+    })
+    fi = fid(mc, "lib.py")
+    facts = mc.p.files[fi]
+
+    def dead_at(name: str) -> bool:
+        cid = next(i for i in range(len(facts.calls)) if mc.p.call_names(fi, i)[:1] == (name,))
+        c = facts.calls[cid]
+        return mc.program.paths.dead(fi, c.scope, c.stmt)
+
+    assert dead_at("mindspore.nn.MSELoss")          # Defense: every caller passes a loss
+    assert not dead_at("mindspore.nn.L1Loss")       # Registered: also reachable through REGISTRY
+    nfi, scope, stmt = fi, None, None
+    for a in facts.assigns:
+        if a.target[0] == "name" and a.target[1] == "mask" and a.value[0] != "param":
+            scope, stmt = a.scope, a.stmt
+    assert scope is not None and not mc.program.paths.dead(nfi, scope, stmt)   # construct: the framework may pass nothing
