@@ -34,7 +34,7 @@ def narrowed(mc: "MatchContext", fi: int, scope: int, stmt: int, e: Expr,
         return vals, complete
     p = mc.p
     pins: List[Tuple[List[Expr], List[Valued]]] = []
-    tests = list(mc.roles.guards(fi, scope).get(stmt, ())) + (_ifexp_tests(mc, fi, scope, stmt, cid) if cid >= 0 else [])
+    tests = list(mc.roles.guards(fi, scope).get(stmt, ())) + (mc.program.paths.ifexp_guards(fi, cid) if cid >= 0 else [])
     for test, positive in tests:
         atom = _atom(mc, fi, scope, test)
         if atom is None:
@@ -67,42 +67,6 @@ def narrowed(mc: "MatchContext", fi: int, scope: int, stmt: int, e: Expr,
         out += got
         known = known and k
     return out, known and complete
-
-
-def _ifexp_tests(mc: "MatchContext", fi: int, scope: int, stmt: int, cid: int) -> List[Tuple[Expr, bool]]:
-    """The tests of the conditional expressions around call ``cid`` in its statement's
-    assignments: (test, True) in the ``then`` part, (test, False) in the ``else`` part."""
-    out: List[Tuple[Expr, bool]] = []
-    target = ("call", cid)
-
-    def walk(x: Expr, depth: int) -> None:
-        if not isinstance(x, tuple) or not x or depth > 20:
-            return
-        if x[0] == "ifexp":
-            if _contains(x[2], target, 0):
-                out.append((x[1], True))
-            elif _contains(x[3], target, 0):
-                out.append((x[1], False))
-        for part in x[1:]:
-            if isinstance(part, tuple):
-                if part and isinstance(part[0], str):
-                    walk(part, depth + 1)
-                else:
-                    for y in part:
-                        walk(y, depth + 1)
-
-    for a in mc.p.files[fi].assigns:
-        if a.scope == scope and a.stmt == stmt:
-            walk(a.value, 0)
-    return out
-
-
-def _contains(x: object, target: Expr, depth: int) -> bool:
-    if isinstance(x, tuple) and len(x) >= 2 and x[0] == "call" and x[1] == target[1]:
-        return True
-    if not isinstance(x, tuple) or depth > 20:
-        return False
-    return any(_contains(y, target, depth + 1) for y in x if isinstance(y, tuple))
 
 
 def _atom(mc: "MatchContext", fi: int, scope: int, test: Expr, depth: int = 0) -> Optional[Tuple[Expr, str, object]]:

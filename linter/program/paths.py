@@ -168,6 +168,12 @@ class PathConditions:
                 return True
         return False
 
+    def ifexp_guards(self, fi: int, cid: int) -> List[Tuple[Expr, bool]]:
+        """The tests of the conditional expressions around call ``cid`` in its statement:
+        (test, True) in a ``then`` part, (test, False) in an ``else`` part."""
+        call = self.p.files[fi].calls[cid]
+        return list(self._ifexp_guards(fi, call.scope, call.stmt).get(cid, ()))
+
     def _ifexp_guards(self, fi: int, scope: int, stmt: int) -> Dict[int, List[Tuple[Expr, bool]]]:
         """Call id → the conditional-expression tests around it within statement ``stmt``."""
         key = (fi, stmt)
