@@ -129,12 +129,12 @@ def _entry_finding(rule: CompiledRule, mc: MatchContext, spec: AbsentSpec, role:
     else:
         path = mc.p.files[e].path.replace("\\", "/")
         # first the entry's own path (a test, an example), then what its program provably never does
-        conds = [c for c in rule.severity_if if "entry_path" in c and c["entry_path"].search(path)]
-        conds += [c for c, running in unmet
-                  if e not in running and not _may_reach_unknown(mc, c["unknown_rx"], e, closure)]
-        if conds:
-            severity = conds[0]["severity"]
-            note = render(conds[0]["note"].get(lang) or conds[0]["note"]["en"], {"entry": path})
+        cond = next((c for c in rule.severity_if if "entry_path" in c and c["entry_path"].search(path)), None) \
+            or next((c for c, running in unmet
+                     if e not in running and not _may_reach_unknown(mc, c["unknown_rx"], e, closure)), None)
+        if cond is not None:
+            severity = cond["severity"]
+            note = render(cond["note"].get(lang) or cond["note"]["en"], {"entry": path})
     return make_finding(rule, mc.p.files[e].path, (line, col, line, col), data, lang, severity=severity, note=note)
 
 

@@ -76,7 +76,7 @@ class Pipelines(RolesState):
         # 1. flags passed to this call, or to the calls that build its arguments
         flagged = self._flag_role_of_call(fi, cid)
         if flagged:
-            if flagged[0] == TRAINING and flagged[1].split("=", 1)[0] in _SPLIT_ONLY:
+            if flagged[0] == TRAINING and flagged[2] in _SPLIT_ONLY:
                 # `usage="train"` names the data, not the use: `dataset_show = Cifar10Dataset(usage="train")`
                 # feeding a plot or `dataset_predict` feeding model.predict is no training pipeline
                 for name in self.assigned_names(fi, call.stmt):
@@ -266,7 +266,8 @@ class Pipelines(RolesState):
                 return EVALUATION
         return None
 
-    def _flag_role_of_call(self, fi: int, cid: int) -> Optional[Tuple[str, str]]:
+    def _flag_role_of_call(self, fi: int, cid: int) -> Optional[Tuple[str, str, str]]:
+        """(role, ``keyword=text``, keyword) of the first flag passed to call ``cid`` that names one role."""
         call = self.p.files[fi].calls[cid]
         for a in call.args:
             if a.keyword is None:
@@ -281,7 +282,7 @@ class Pipelines(RolesState):
             vals, known = self.p.constants(fi, call.scope, a.value)
             roles = {r for r in (decide(v.value) for v in vals) if r is not None}
             if known and len(roles) == 1:
-                return roles.pop(), f"{a.keyword}={a.text}"
+                return roles.pop(), f"{a.keyword}={a.text}", a.keyword
         return None
 
     def _guard_role(self, test: Expr, positive: bool) -> Optional[str]:
