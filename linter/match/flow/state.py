@@ -20,6 +20,7 @@ states and their join are :mod:`linter.match.flow.lattice`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from linter.compiler.build import CompiledRule, Effect, FlowSpec
@@ -29,7 +30,7 @@ from linter.facts.model import Stmt
 from linter.index.values import Func, Obj, ordered
 from linter.match.context import MatchContext
 from linter.match.findings import make_finding, render
-from linter.match.flow.lattice import _ENTRY, _INITIAL, ANY, Entry, Key, State, _join, _lookup
+from linter.match.flow.lattice import _ENTRY, _INITIAL, ANY, Entry, Key, State, _grouped, _join, _lookup
 from linter.match.flow.objects import Objects
 from linter.match.flow.sites import CallKey, Site, _label
 from linter.match.predicates import arg_values
@@ -63,6 +64,18 @@ class _Summary:
     @property
     def sink(self) -> bool:
         return bool(self.sink_sites)
+
+    @cached_property
+    def by_key(self) -> Tuple[Dict[Key, List[Tuple[Any, Any]]], List[Tuple[Any, Any]]]:
+        """The exit entries grouped by object, and the ``ANY`` ones (each call applies them)."""
+        touched: Dict[Key, List[Tuple[Any, Any]]] = {}
+        any_exits: List[Tuple[Any, Any]] = []
+        for k, s, o in self.exits:
+            if k == ANY:
+                any_exits.append((s, o))
+            else:
+                touched.setdefault(k, []).append((s, o))
+        return touched, any_exits
 
 
 @dataclass
@@ -421,15 +434,12 @@ class StateFlow(Objects):
         targets = [(t, skip) for t, skip in self.p.call_targets(fi, cid) if (t.file, t.index) in self.relevant]
         if targets:
             acc: State = frozenset()
-            for t, skip_self in targets:
+            for t, _skip in targets:
                 summ = self.summary((t.file, t.index))
-                mapping = self._mapping(fr, cid, t, skip_self)
                 if summ.sink:
-                    keys: Set[Key] = set()
-                    for k in self._sink_keys_here(fr, cid, t, summ):
-                        keys |= mapping(k)
-                    self._check(fr, cid, S, t, frozenset(keys) or frozenset((ANY,)))
-                acc = _join(acc, self._apply(S, summ, mapping, fr, cid)) if acc else self._apply(S, summ, mapping, fr, cid)
+                    self._check(fr, cid, S, t, self._sink_keys_here(fr, cid, t, summ) or frozenset((ANY,)))
+                after = self._apply(S, summ, fr, cid)
+                acc = _join(acc, after) if acc else after
             S = acc
         if ev is not None and ev.to is not None:
             recv = self._receiver(fr, cid)
@@ -501,22 +511,22 @@ class StateFlow(Objects):
         return all(k[0] == "o" and globs.any(self.mc.created_types(k[1], k[2]) or self.p.call_names(k[1], k[2]))
                    for k in keys)
 
-    def _mapping(self, fr: _Frame, cid: int, f: Func, skip_self: bool) -> Any:
-        """Translate a helper's object keys into the caller's. Keys are concrete objects
-        (parameters are expanded through call sites), so this is the identity."""
-        return lambda k: frozenset((k,))
+    def _apply(self, S: State, summ: _Summary, fr: _Frame, cid: int) -> State:
+        """The caller's state after a helper: what the helper sets replaces, the rest passes.
 
-    def _apply(self, S: State, summ: _Summary, mapping: Any, fr: _Frame, cid: int) -> State:
-        """The caller's state after a helper: what the helper sets replaces, the rest passes."""
-        touched: Dict[Key, Set[Tuple[Any, Any]]] = {}
-        any_exits = [(s, o) for k, s, o in summ.exits if k == ANY]
-        for k, s, o in summ.exits:
-            if k == ANY:
-                continue
-            for tk in mapping(k):
-                touched.setdefault(tk, set()).add((s, o))
+        A helper's keys are concrete objects (parameters are expanded through call sites), so
+        they are the caller's keys as they are."""
         label = _label(self.mc, fr.fi, cid)
         here = self._origin(fr, cid, label)
+        moved: Dict[Any, Any] = {}
+
+        def at_call(o: Any) -> Any:
+            # a helper's transition is shown at this call, with the helper's own label after it;
+            # one rewrite per distinct origin (timm: 853 objects set by one `eval()`)
+            n = moved.get(o)
+            if n is None:
+                n = moved[o] = here[:3] + (label + self._inner(o),) + here[4:]
+            return n
 
         def expand(tk: Key, ents: Any) -> Set[Entry]:
             out: Set[Entry] = set()
@@ -524,14 +534,39 @@ class StateFlow(Objects):
                 if s is None:
                     out |= {(tk, s2, o2) for s2, o2 in _lookup(S, tk)}
                 else:
-                    out.add((tk, s, here[:3] + (label + self._inner(o),) + here[4:]))
+                    out.add((tk, s, at_call(o)))
             return out
 
+        touched, any_exits = summ.by_key
         if ANY in touched:
             # the helper acts on an object we cannot name: only a move to a good state is applied
+            touched = dict(touched)
             ents = touched.pop(ANY)
             if not any(s in self.bad for s, _ in ents if s is not None):
                 any_exits = list(ents) + [(None, _ENTRY)]
+        if all(s is None for s, _ in any_exits):
+            # Objects the helper does not touch keep their entries, and one it only passes
+            # through (state None) gets what the caller had: its own entries, else the ANY ones —
+            # the sets the general path below builds with one lookup per object, without it.
+            if not touched:
+                return S
+            by_key = _grouped(S)
+            any_ents = by_key.get(ANY, ())
+            added: Set[Entry] = set()
+            mixed = set()
+            for tk, ents in touched.items():
+                had = by_key.get(tk)
+                passes = False
+                for st, o in ents:
+                    if st is None:
+                        passes = True
+                    else:
+                        added.add((tk, st, at_call(o)))
+                        mixed.add(tk)
+                if passes and (tk in mixed or had is None):
+                    added.update((tk, st, o) for st, o in (had or any_ents))
+            kept = frozenset(e for e in S if e[0] not in mixed) if mixed else S
+            return kept | frozenset(added) if added else kept
         result: Set[Entry] = set()
         keys = {k for k, _, _ in S if k != ANY} | set(touched)
         for tk in keys:
