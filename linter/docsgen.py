@@ -32,6 +32,11 @@ CONCEPTS = {
 _FRAMEWORKS = (("mindspore", "MindSpore"), ("pytorch", "PyTorch"), ("tensorflow", "TensorFlow / Keras"))
 
 
+_FENCE_LANG = {".py": "python", ".ipynb": "json", ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".sh": "bash",
+               ".md": "markdown", ".toml": "toml"}
+"""Code fence language of an example file, by its extension (a README beside the code is not Python)."""
+
+
 def load_facts(path: str = FACTS_YAML) -> Dict[str, Any]:
     with open(path, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
@@ -152,7 +157,7 @@ def render_rule_page(rule: Any, packs: Any) -> str:
             if len(ex.files) > 1:
                 out.append(f"`{path}`:")
                 out.append("")
-            out += ["```python", code.rstrip(), "```", ""]
+            out += ["```" + _FENCE_LANG.get(os.path.splitext(path)[1].lower(), "text"), code.rstrip(), "```", ""]
     rel = os.path.relpath(rule.path, ROOT).replace(os.sep, "/")
     out += [f"Rule file: [{rel}](../../{rel})", ""]
     return "\n".join(out).rstrip("\n") + "\n"

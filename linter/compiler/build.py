@@ -103,6 +103,7 @@ class CallPred:
     live: Optional[bool] = None
     trained: Optional[bool] = None
     multi_device_launch: Optional[bool] = None
+    port_evidence: Optional[bool] = None
     maps_code_mentioning: Optional[Regex] = None
     runs: Optional[GlobSet] = None
 
@@ -335,6 +336,7 @@ class _Builder:
                 live=c.get("live"),
                 trained=c.get("trained"),
                 multi_device_launch=c.get("multi_device_launch"),
+                port_evidence=c.get("port_evidence"),
                 maps_code_mentioning=self.regex(c["maps_code_mentioning"], p + ["maps_code_mentioning"])
                 if "maps_code_mentioning" in c else None,
                 runs=self.globs(c["runs"], p + ["runs"]) if "runs" in c else None,

@@ -37,6 +37,7 @@ from linter.facts.model import (
     Stmt,
     StmtPositions,
 )
+from linter.facts.mentions import PYTORCH_MENTION
 from linter.facts.positions import Pos, compute_positions
 
 __all__ = ["WANTED", "_NOT_LITERAL", "_literal", "extract"]
@@ -609,6 +610,7 @@ def extract(path: str, source: str, module: Optional[cst.Module] = None) -> File
         pragmas=pragmas,
         lines=len(ex.line_starts),
         has_main_guard=ex.has_main_guard,
+        mentions_pytorch=bool(PYTORCH_MENTION.search(source)),
     )
     # The extractor refers to itself through its dispatch table of bound methods; breaking
     # that cycle lets reference counting free the per-file scaffolding at once instead of

@@ -203,3 +203,6 @@ class FileFacts(NamedTuple):
     """(line, comment text) of every ``# trainlint:`` comment."""
     lines: int
     has_main_guard: bool
+    mentions_pytorch: bool = False
+    """The text names PyTorch (:data:`linter.facts.mentions.PYTORCH_MENTION`): ported code keeps
+    its reference's imports or quotes it in comments."""

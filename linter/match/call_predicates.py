@@ -34,6 +34,8 @@ def _call_pred(pred: CallPred, site: CallSite, mc: MatchContext) -> bool:
     if pred.multi_device_launch is not None \
             and mc.multi_device_launch(site.fi, site.cid) is not pred.multi_device_launch:
         return False
+    if pred.port_evidence is not None and mc.port_evidence(site.fi) is not pred.port_evidence:
+        return False
     if pred.trained is not None:
         made = [v for v in mc.p.call_values(site.fi, site.cid) if isinstance(v, Obj) and v.origin == (site.fi, site.cid)]
         if training_state(mc.program, made, mc.entries_reaching(site.fi, site.cid)) is not pred.trained:

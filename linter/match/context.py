@@ -458,6 +458,9 @@ class MatchContext:
     def multi_device_launch(self, fi: int, cid: int) -> Optional[bool]:
         return self.program.multi_device_launch(fi, cid)
 
+    def port_evidence(self, fi: int) -> bool:
+        return self.program.port_evidence(fi)
+
     def sites_matching(self, pattern: CallPattern) -> List[Call]:
         """Every call of the project matching ``pattern``, in file/id order (memoised)."""
         sites = self._pattern_sites.get(id(pattern))

