@@ -97,6 +97,13 @@ class Pipelines(RolesState):
         # 2b. built unconditionally, but used only in such a branch (`flip = RandomFlip()`,
         # then `if training: ops.append(flip)`)
         used = self._use_role(fi, call.scope, cid)
+        if used and used[0] == TRAINING:
+            # ...but a validation loader is used while training, every epoch (`if args.phase == "test":
+            # ...; return` before the training loop that calls `validate(val_loader)`): its name decides
+            for name in self.assigned_names(fi, call.stmt):
+                if self.word_role(name) == EVALUATION:
+                    return {EVALUATION: f"assigned to '{name}' at {facts.path}:{facts.stmts[call.stmt][0]} "
+                                        f"(used while training: validation)"}
         if used:
             return {used[0]: f"used only in a branch taken when {'training' if used[0] == TRAINING else 'evaluating'} "
                              f"({facts.path}:{facts.stmts[used[1]][0]})"}
