@@ -71,6 +71,9 @@ def _layers_match(mc: MatchContext, framework: str, site: Any, arg: str, has: Gl
         _network_has(mc, framework, objs, set(), lacks) is False
 
 
+_RECURRENT = frozenset(("LSTM", "GRU", "RNN"))
+"""Recurrent layers in the mode-dependent tables: they differ between modes only through dropout."""
+
 def mode_layer_globs(mc: MatchContext, framework: str) -> GlobSet:
     """Layers whose behaviour depends on train/eval mode (``mode_dependent`` in rules/apis)."""
     return GlobSet(mc.p.apis.mode_dependent.get(framework, ()))
@@ -186,6 +189,18 @@ def _is_mode_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
         # an unknown value passed on purpose (a gin/config binding) fixes the mode too
         vals, known = arg_values(site, mc, a, "use_batch_statistics", False)
         return known and bool(vals) and all(v.value is None for v in vals)
+    if any(n.rsplit(".", 1)[-1] in _RECURRENT for n in names):
+        # an RNN depends on the mode only through its dropout (between layers; Keras also on its inputs
+        # and recurrent state), 0.0 by default: an LSTM left at the default is the same in both modes
+        site = mc.bind(fi, cid, names, names[0])
+        for arg in ("dropout", "recurrent_dropout"):
+            a = site.arg(arg)
+            if a is None:
+                continue
+            vals, known = arg_values(site, mc, a, arg, False)
+            if not (known and vals and all(isinstance(v.value, (int, float)) and float(v.value) == 0.0 for v in vals)):
+                return True
+        return False
     if not any("ropout" in n for n in names):
         return True
     site = mc.bind(fi, cid, names, names[0])

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from linter.core.memo import Hypothesis
-from linter.facts.ir import sub_exprs, walk
-from linter.facts.model import Expr
+from linter.facts.ir import child_blocks, sub_exprs, walk
+from linter.facts.model import Expr, Stmt
 from linter.index.project import ARGPARSE_DEFAULT, CONFIG_VALUE, NO_COMMAND_LINE
 from linter.index.values import Cls, Ext, Func, Obj
 from linter.program.launchers import Launchers
@@ -47,6 +47,10 @@ _MAX_CHAINS = 32
 _MAX_DEPTH = 12
 
 
+_EXITS = frozenset(("exit", "quit", "builtins.exit", "builtins.quit", "sys.exit", "os._exit"))
+"""Calls that end the program: nothing after them in their block runs."""
+
+
 class PathConditions:
     _TRANSIENT = ("_deciding",)
     """Cycle guards, empty between questions; every answer lives in the project's store."""
@@ -62,6 +66,7 @@ class PathConditions:
         self._deciding: set = set()
         """Branch decisions being made (a cycle guard, empty between questions)."""
         self._built: Dict[str, Any] = store.table("paths.built")
+        self._exits: Dict[Tuple[int, int], FrozenSet[int]] = store.table("paths.after_exit")
         self.launchers = Launchers(self.p.configs.read, self.p.configs.listdir, store, self._parsed_mentions)
         self._ifexps: Dict[Tuple[int, int], Dict[int, List[Tuple[Expr, bool]]]] = store.table("paths.ifexps")
 
@@ -135,10 +140,45 @@ class PathConditions:
         constant propagation decides the other way on every path (every call site passes
         ``norm=None`` to ``if norm == "batch":``; a shipped config sets ``drop_rate: 0.0``)."""
         def compute() -> bool:
+            if stmt in self._after_exit(fi, scope):
+                return True
             guards = self.roles.guards(fi, scope).get(stmt, ())
             return any(self.decided(fi, scope, test, self._test_stmt(fi, scope, test)) is (not positive)
                        for test, positive in guards) or self._jointly_false(fi, scope, guards)
         return self.p.memo(self._dead, (fi, scope, stmt), compute)
+
+    def _after_exit(self, fi: int, scope: int) -> FrozenSet[int]:
+        """Statements of a function (or module code) that follow, in their block, one that always
+        ends it: `return`, `raise`, or a call of `exit()`/`quit()`/`sys.exit()`/`os._exit()` (a
+        debugging `exit()` left before the training code). Nested statements of those are dead
+        too; a terminator inside a branch ends that branch only."""
+        hit = self._exits.get((fi, scope))
+        if hit is not None:
+            return hit
+        facts = self.p.files[fi]
+        out: Set[int] = set()
+
+        def ends(st: Stmt) -> bool:
+            if st[0] in ("return", "raise"):
+                return True
+            if st[0] == "expr" and isinstance(st[2], tuple) and st[2] and st[2][0] == "call":
+                return any(n in _EXITS for n in self.p.call_names(fi, st[2][1]))
+            return False
+
+        def visit(block: Sequence[Stmt]) -> None:
+            ended = False
+            for st in block:
+                if ended:
+                    out.update(s[1] for s in walk((st,)))
+                    continue
+                for b in child_blocks(st):
+                    visit(b)
+                ended = ends(st)
+
+        visit(facts.funcs[scope].body)
+        frozen = frozenset(out)
+        self._exits[(fi, scope)] = frozen
+        return frozen
 
     def _jointly_false(self, fi: int, scope: int, guards: Any) -> bool:
         """Tests on one operand that no single value passes together: the ``else`` of ``if

@@ -1338,3 +1338,32 @@ def test_is_none_branches_are_decided_by_constructor_call_sites_only() -> None:
         if a.target[0] == "name" and a.target[1] == "mask" and a.value[0] != "param":
             scope, stmt = a.scope, a.stmt
     assert scope is not None and not mc.program.paths.dead(nfi, scope, stmt)   # construct: the framework may pass nothing
+
+
+def test_code_after_exit_return_or_raise_in_its_block_is_dead() -> None:
+    """A debugging `exit()` left before the training code (pointRCNN's train_rcnn.py) ends the
+    program: what follows in its block never runs; a terminator inside a branch ends that branch
+    only, and code after the branch runs."""
+    mc = context({
+        "train.py": """
+            import sys
+            from mindspore import nn
+            def build(debug):
+                if debug:
+                    print("debug")
+                    sys.exit(0)
+                    nn.Dropout(p=0.5)
+                net = nn.Dense(2, 2)
+                return net
+                nn.BatchNorm2d(2)
+            net = build(len(sys.argv) > 1)
+            print(net)
+            exit()
+            drop = nn.Dropout(p=0.1)
+        """,
+    })
+    assert mc.live(*call_at(mc, "train.py", 8)) is False      # after sys.exit in the branch
+    assert mc.live(*call_at(mc, "train.py", 9)) is not False  # after the branch: runs
+    assert mc.live(*call_at(mc, "train.py", 11)) is False     # after return
+    assert mc.live(*call_at(mc, "train.py", 12)) is not False
+    assert mc.live(*call_at(mc, "train.py", 15)) is False     # after exit()
