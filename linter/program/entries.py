@@ -99,6 +99,8 @@ class Entries(RolesState):
         own ``if __name__ == "__main__":`` runs only when that file is the script (a layer file's
         self-test does not make the scripts importing it train)."""
         call = self.p.files[fi].calls[cid]
+        if self.paths is not None and call.stmt in self.paths.after_exit(fi, call.scope):
+            return frozenset()   # after an `exit()`/`return` in its block: no program runs it
         if call.scope == 0 and self.main_guarded(fi, call.stmt):
             return frozenset((fi,)) if fi in self._entry_set() else frozenset()
         return frozenset(self.reaching_entries(fi, call.scope, strict=strict))

@@ -140,14 +140,14 @@ class PathConditions:
         constant propagation decides the other way on every path (every call site passes
         ``norm=None`` to ``if norm == "batch":``; a shipped config sets ``drop_rate: 0.0``)."""
         def compute() -> bool:
-            if stmt in self._after_exit(fi, scope):
+            if stmt in self.after_exit(fi, scope):
                 return True
             guards = self.roles.guards(fi, scope).get(stmt, ())
             return any(self.decided(fi, scope, test, self._test_stmt(fi, scope, test)) is (not positive)
                        for test, positive in guards) or self._jointly_false(fi, scope, guards)
         return self.p.memo(self._dead, (fi, scope, stmt), compute)
 
-    def _after_exit(self, fi: int, scope: int) -> FrozenSet[int]:
+    def after_exit(self, fi: int, scope: int) -> FrozenSet[int]:
         """Statements of a function (or module code) that follow, in their block, one that always
         ends it: `return`, `raise`, or a call of `exit()`/`quit()`/`sys.exit()`/`os._exit()` (a
         debugging `exit()` left before the training code). Nested statements of those are dead
