@@ -713,3 +713,49 @@ def test_joining_two_paths_states_keeps_every_possibility() -> None:
         assert _join(a, b) == reference(a, b)
 
     check()
+
+
+def test_a_step_after_an_evaluation_inside_the_epoch_loop_names_that_switch() -> None:
+    """`self.net.set_train(True)` before the epoch loop, `self.net.set_train(False)` for the
+    evaluation inside it, and a step whose network the model cannot name (gradients of the
+    optimizer's parameters): the next epoch trains in inference mode. The message names the
+    switch inside the loop; "set_train() is not called" would be wrong (vglaw's Trainer)."""
+    src = textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import nn
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(4, 2)
+                self.drop = nn.Dropout(p=0.1)
+            def construct(self, x):
+                return self.drop(self.fc(x))
+        class Trainer:
+            def __init__(self, net, optimizer):
+                self.net = net
+                self.opt = optimizer
+                self.grad_fn = ms.value_and_grad(self.forward_fn, None, weights=self.opt.parameters)
+            def forward_fn(self, x, y):
+                return nn.MSELoss()(self.net(x), y)
+            def train_single(self, x, y):
+                loss, grads = self.grad_fn(x, y)
+                self.opt(grads)
+                return loss
+            def train(self, data, epochs):
+                self.net.set_train(True)
+                for epoch in range(epochs):
+                    for x, y in data:
+                        self.train_single(x, y)
+                    self.net.set_train(False)
+                    for x, y in data:
+                        print(self.net(x))
+        def main(net, opt, data):
+            Trainer(net, opt).train(data, 10)
+        if __name__ == "__main__":
+            from optimizers import create_optimizer    # not in the project: the trained network is unknown
+            net = Net()
+            main(net, create_optimizer(net), [])
+    """)
+    (f,) = lint({"train.py": src}, select="API201").findings
+    assert "set_train(False)" in f.message and "switches it to inference mode" in f.message, f.message
+    assert "is not called" not in f.message

@@ -607,6 +607,15 @@ class StateFlow(Objects):
         for k in ordered(keys):
             for s, o in _lookup(S, k):
                 observed.append((k, s, o))
+        if self.objects and ANY in keys and fr.loop_depth > 0:
+            # ...and if one of them was switched to a good state on the way but may be switched to a
+            # bad one by this loop (`net.set_train(True)` before it, `net.set_train(False)` inside
+            # it), the cause is that switch: "set_train() is never called" would be wrong
+            tracked = {k for k, _, _ in S if k != ANY}
+            switched = [(k, s, o) for k in ordered(tracked) for s, o in _lookup(S, k)
+                        if o[0] == "L" and s in self.bad and self._loop_carried(fr, cid, o)]
+            if switched and any(s is not None and s not in self.bad for k in tracked for s, _ in _lookup(S, k)):
+                observed = [e for e in observed if e[2] != _INITIAL] + switched
         if via is not None and any(o != _ENTRY for _, _, o in observed):
             # how this helper is called here: possibly bad, or certainly fine
             bad_here = any(s in self.bad for _, s, o in observed if o != _ENTRY)
