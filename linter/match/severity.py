@@ -193,25 +193,18 @@ def _is_mode_layer(mc: MatchContext, globs: GlobSet, fi: int, cid: int) -> bool:
         # an RNN depends on the mode only through its dropout (between layers; Keras also on its inputs
         # and recurrent state), 0.0 by default: an LSTM left at the default is the same in both modes
         site = mc.bind(fi, cid, names, names[0])
-        for arg in ("dropout", "recurrent_dropout"):
-            a = site.arg(arg)
-            if a is None:
-                continue
-            vals, known = arg_values(site, mc, a, arg, False)
-            if not (known and vals and all(isinstance(v.value, (int, float)) and float(v.value) == 0.0 for v in vals)):
-                return True
-        return False
+        return any(site.arg(arg) is not None and not _always(mc, site, arg, 0.0) for arg in ("dropout", "recurrent_dropout"))
     if not any("ropout" in n for n in names):
         return True
     site = mc.bind(fi, cid, names, names[0])
-    for arg, identity in (("p", 0.0), ("keep_prob", 1.0), ("rate", 0.0)):
-        a = site.arg(arg)
-        if a is None:
-            continue
-        vals, known = arg_values(site, mc, a, arg, False)
-        if known and vals and all(isinstance(v.value, (int, float)) and float(v.value) == identity for v in vals):
-            return False
-    return True
+    return not any(site.arg(arg) is not None and _always(mc, site, arg, identity)
+                   for arg, identity in (("p", 0.0), ("keep_prob", 1.0), ("rate", 0.0)))
+
+
+def _always(mc: MatchContext, site: Any, arg: str, number: float) -> bool:
+    """Argument ``arg``, passed to the call, is ``number`` on every path (its values all known)."""
+    vals, known = arg_values(site, mc, site.arg(arg), arg, False)
+    return known and bool(vals) and all(isinstance(v.value, (int, float)) and float(v.value) == number for v in vals)
 
 
 def _mode_fixed_at_construction(mc: MatchContext, fi: int, cid: int) -> bool:

@@ -103,10 +103,9 @@ class Launchers:
             for name in sorted(self.listdir(d)):
                 if not name.endswith((".sh", ".bash", ".md")):
                     continue
-                data = self.read(os.path.join(d, name))
-                if data is None or len(data) > MAX_LAUNCHER_BYTES:
+                text = self._text(os.path.join(d, name))
+                if text is None:
                     continue
-                text = data.decode("utf-8", "replace")
                 out.append(Launch(name, text, not name.endswith(".md") and bool(_PYTHON.search(text)),
                                   _option_lines(text)))
         self._near[here] = out
@@ -123,9 +122,8 @@ class Launchers:
                 for d in _folders(here):
                     for name in sorted(self.listdir(d)):
                         if name.endswith((".yaml", ".yml")):
-                            data = self.read(os.path.join(d, name))
-                            if data is not None and len(data) <= MAX_LAUNCHER_BYTES \
-                                    and _MULTI_DEVICE.search(data.decode("utf-8", "replace")):
+                            text = self._text(os.path.join(d, name))
+                            if text is not None and _MULTI_DEVICE.search(text):
                                 hit = True
                                 break
                     if hit:
@@ -141,15 +139,13 @@ class Launchers:
         written for MindSpore (its tutorials' LeNet, the science suites' own networks) shows
         neither. Measured on the judged conv-bias findings of held-out repositories: 70 % true
         with such evidence, 33 % without; on the model zoo every judged one has it."""
-        out = False
         for d in folders_up(os.path.dirname(module), root):
             hit = self._port.get(d)
             if hit is None:
                 hit = self._port[d] = self._folder_shows_port(d)
             if hit:
-                out = True
-                break
-        return out
+                return True
+        return False
 
     def _folder_shows_port(self, d: str) -> bool:
         parsed = self.parsed_mentions(d)
@@ -159,13 +155,19 @@ class Launchers:
             low = name.lower()
             if not low.endswith(_TEXT_SUFFIXES) or name in parsed:
                 continue
-            data = self.read(os.path.join(d, name))
-            if data is None or len(data) > MAX_LAUNCHER_BYTES:
+            text = self._text(os.path.join(d, name))
+            if text is None:
                 continue
-            text = data.decode("utf-8", "replace")
             if PYTORCH_MENTION.search(text) or low.endswith(_DOC_SUFFIXES) and PAPER_MENTION.search(text):
                 return True
         return False
+
+    def _text(self, path: str) -> Optional[str]:
+        """A launcher, README or configuration file's text; None when unreadable or too large."""
+        data = self.read(path)
+        if data is None or len(data) > MAX_LAUNCHER_BYTES:
+            return None
+        return data.decode("utf-8", "replace")
 
     def starts_python(self, module: str) -> bool:
         """Some shell script near ``module`` starts Python: the project shows how it is run."""

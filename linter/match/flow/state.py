@@ -597,21 +597,21 @@ class StateFlow(Objects):
 
     def _check(self, fr: _Frame, cid: int, S: State, via: Optional[Func], keys: FrozenSet[Key]) -> None:
         in_loop = fr.loop_depth > 0
-        if self.objects and ANY in keys:
+        unknown = self.objects and ANY in keys
+        tracked = {k for k, _, _ in S if k != ANY} if unknown else set()
+        if unknown:
             # The network of this step is unknown: it may be any tracked object. If one of
             # them is certainly in a good state, it may be the one: say nothing.
-            tracked = {k for k, _, _ in S if k != ANY}
             if any(all(st is not None and st not in self.bad for st, _ in _lookup(S, k)) for k in tracked):
                 return
         observed: List[Tuple[Key, Any, Any]] = []
         for k in ordered(keys):
             for s, o in _lookup(S, k):
                 observed.append((k, s, o))
-        if self.objects and ANY in keys and fr.loop_depth > 0:
+        if unknown and in_loop:
             # ...and if one of them was switched to a good state on the way but may be switched to a
             # bad one by this loop (`net.set_train(True)` before it, `net.set_train(False)` inside
             # it), the cause is that switch: "set_train() is never called" would be wrong
-            tracked = {k for k, _, _ in S if k != ANY}
             switched = [(k, s, o) for k in ordered(tracked) for s, o in _lookup(S, k)
                         if o[0] == "L" and s in self.bad and self._loop_carried(fr, cid, o)]
             if switched and any(s is not None and s not in self.bad for k in tracked for s, _ in _lookup(S, k)):
